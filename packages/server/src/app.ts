@@ -1,0 +1,231 @@
+// buildApp(deps): the Fastify instance with the envelope, errors, authentication, access,
+// rate limits and every feature's routes. No module state: tests build as many as they like.
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv } from 'ajv';
+import formatsModule from 'ajv-formats';
+import { v7 as uuidv7 } from 'uuid';
+import type { Config } from './config.ts';
+import type { Clock } from './clock.ts';
+import type { Store } from './store/db.ts';
+import { Secrets } from './auth/secrets.ts';
+import { AppError, ERROR_STATUS, type ErrorCode } from './http/errors.ts';
+import type { ErrorBody } from './http/envelope.ts';
+import { authenticate, authorize, bearerToken, type Access } from './http/access.ts';
+import { duckOverride, randomDuckFact } from './http/ducks.ts';
+import { UUID_PATTERN } from './http/sites.ts';
+import type { RateLimiter } from './http/rate-limit.ts';
+import { enforceRateLimit, failedAuthBlocked, recordFailedAuth } from './http/limits.ts';
+import { createMetrics } from './http/metrics.ts';
+import { registerFeatures } from './features/index.ts';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  limiter: RateLimiter;
+  /** Pino options or false; tests pass false. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export interface Services extends AppDeps { secrets: Secrets }
+
+declare module 'fastify' {
+  interface FastifyInstance { services: Services }
+}
+
+export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+
+export const BODY_LIMIT = 64 * 1024;
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object.
+const addFormats = (formatsModule as unknown as { default: (ajv: Ajv) => Ajv }).default;
+
+/** Bodies are validated strictly (no coercion); query strings and params are coerced from text. */
+function validators() {
+  const options = { allErrors: false, useDefaults: true, strict: false } as const;
+  const body = new Ajv({ ...options, coerceTypes: false, removeAdditional: false });
+  const text = new Ajv({ ...options, coerceTypes: 'array', removeAdditional: false });
+  addFormats(body);
+  addFormats(text);
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? body : text).compile(schema);
+}
+
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidv7();
+    },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    routerOptions: { ignoreTrailingSlash: true },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('services', { ...deps, secrets: new Secrets(deps.config.secret) });
+  app.decorateRequest('auth', null);
+  app.setValidatorCompiler(validators());
+  // Writes take JSON only; ingest adds its own text/plain parser in its own scope.
+  app.removeContentTypeParser('text/plain');
+
+  const routes = collectRoutes(app);
+  const metrics = createMetrics();
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const access = request.routeOptions.config.access;
+    if (!access || access.surface === 'public' || access.surface === 'ingest') return;
+    if (access.surface === 'auth' && !access.jwtOnly) return;
+    const { store, clock, limiter } = app.services;
+    const now = clock.now();
+    if (await failedAuthBlocked(limiter, request.ip, now)) {
+      throw new AppError('rate_limited', 'Too many failed authentication attempts', { reset_at: new Date(Math.ceil((now + 1) / 60_000) * 60_000).toISOString() });
+    }
+    try {
+      request.auth = await authenticate(store, app.services.secrets, bearerToken(request), now);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 401) await recordFailedAuth(limiter, request.ip, now);
+      throw err;
+    }
+    if (access.surface === 'query' || access.surface === 'manage') {
+      await enforceRateLimit(app.services, request, reply, access.surface, now);
+    }
+    if (access.jwtOnly && request.auth.kind !== 'jwt') {
+      throw new AppError('jwt_required', 'This route needs a user token (POST /v1/auth/login)');
+    }
+  });
+
+  app.addHook('preValidation', async (request) => {
+    if (request.is404) return;
+    const access = request.routeOptions.config.access;
+    if (WRITE_METHODS.has(request.method) && (access?.bodyRequired ?? true) && request.body === undefined) {
+      throw new AppError('empty_body', 'This request needs a JSON body');
+    }
+    for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, string>)) {
+      if ((name === 'id' || name.endsWith('_id')) && !UUID_PATTERN.test(value)) {
+        throw new AppError('invalid_uuid', `${name} must be a UUID`, { field: name });
+      }
+    }
+    if (access && request.auth) authorize(request.auth, access);
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime);
+  });
+
+  app.setErrorHandler(async (error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) {
+      request.log.error({ err: error, reqId: request.id }, 'request failed');
+    }
+    if (appError.code === 'rate_limited' && appError.details?.reset_at) {
+      const seconds = Math.max(1, Math.ceil((Date.parse(String(appError.details.reset_at)) - app.services.clock.now()) / 1000));
+      reply.header('retry-after', String(seconds));
+    }
+    return sendError(request, reply, appError);
+  });
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0];
+    const allowed = routes.methodsFor(path).filter((m) => m !== request.method);
+    if (allowed.length > 0) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(request, reply, new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}`));
+    }
+    return sendError(request, reply, new AppError('not_found', `No route ${request.method} ${path}`));
+  });
+
+  app.get('/metrics', { config: { access: { surface: 'public' } } }, async (_request, reply) => {
+    reply.header('content-type', metrics.contentType);
+    return metrics.render();
+  });
+
+  await registerFeatures(app);
+  return app;
+}
+
+function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
+  const body: ErrorBody = { code: error.code, message: error.message, status: error.status };
+  if (error.details && Object.keys(error.details).length > 0) body.details = error.details;
+  const override = duckOverride(request);
+  if (override ?? request.auth?.org.duckFacts ?? false) body.duck = randomDuckFact();
+  return reply.code(error.status).type('application/json; charset=utf-8').send({ data: null, error: body });
+}
+
+interface FastifyLikeError { code?: string; statusCode?: number; validation?: ValidationIssue[]; validationContext?: string; message: string }
+interface ValidationIssue { keyword: string; instancePath: string; params: Record<string, unknown>; message?: string }
+
+/** Maps every error the stack can raise onto the contract's codes. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const err = error as FastifyLikeError;
+  if (err.validation?.length) return validationError(err.validation[0], err.validationContext);
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'Send the body as JSON with Content-Type: application/json');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is too large');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('empty_body', 'This request needs a JSON body');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError('invalid_json', 'The body is not valid JSON');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('invalid_input', 'Content-Length does not match the body', { field: 'content-length', reason: 'mismatch' });
+  }
+  if (error instanceof SyntaxError && err.statusCode === 400) return new AppError('invalid_json', 'The body is not valid JSON');
+  const status = err.statusCode ?? 500;
+  if (status === 413) return new AppError('payload_too_large', 'The request body is too large');
+  if (status === 415) return new AppError('unsupported_media_type', 'Unsupported content type');
+  if (status >= 400 && status < 500) return new AppError('invalid_input', 'The request could not be understood', { reason: err.code ?? 'bad_request' });
+  return new AppError('internal_error', 'Something went wrong on our side; the request id identifies it in the logs');
+}
+
+function validationError(issue: ValidationIssue, context?: string): AppError {
+  const path = issue.instancePath.split('/').filter(Boolean);
+  if (issue.keyword === 'required') path.push(String(issue.params.missingProperty));
+  if (issue.keyword === 'additionalProperties') {
+    const field = [...path, String(issue.params.additionalProperty)].join('.');
+    return new AppError('invalid_input', `Unknown field ${field}`, { field, reason: 'unknown field' });
+  }
+  const field = path.join('.') || context || 'body';
+  const reason = issue.message ?? issue.keyword;
+  if (path[path.length - 1] === 'status' && (issue.keyword === 'enum' || issue.keyword === 'anyOf' || issue.keyword === 'const' || issue.keyword === 'type')) {
+    return new AppError('invalid_status', `status: ${reason}`, { field, reason });
+  }
+  if (context === 'body' && path.length === 0 && issue.keyword === 'type') {
+    return new AppError('invalid_input', 'The body must be a JSON object', { field: 'body', reason });
+  }
+  return new AppError('invalid_input', `${field}: ${reason}`, { field, reason });
+}
+
+/** Remembers every route's pattern so an unknown method on a known path is a 405, not a 404. */
+function collectRoutes(app: FastifyInstance) {
+  const patterns: { regex: RegExp; methods: Set<string> }[] = [];
+  const byUrl = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    let set = byUrl.get(route.url);
+    if (!set) {
+      set = new Set();
+      byUrl.set(route.url, set);
+      const source = route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+');
+      patterns.push({ regex: new RegExp(`^${source}/?$`), methods: set });
+    }
+    for (const m of methods) set.add(m);
+  });
+  return {
+    methodsFor(path: string): string[] {
+      const out = new Set<string>();
+      for (const p of patterns) if (p.regex.test(path)) for (const m of p.methods) out.add(m);
+      return [...out];
+    },
+  };
+}
+
+export type { Access, ErrorCode };
+export { ERROR_STATUS };

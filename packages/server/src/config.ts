@@ -1,0 +1,110 @@
+// Environment -> typed config, parsed once at start. A bad value stops the process with
+// one line naming the variable; nothing reads process.env after this.
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { dirname, join, resolve } from 'node:path';
+import { parseDatabaseUrl } from './store/db.ts';
+
+export interface RateLimits { query: number; manage: number; ingest: number; guide: number }
+
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | null;
+  secret: string;
+  logLevel: string;
+  rateLimits: RateLimits;
+  smtpUrl: string | null;
+  demo: boolean;
+  allowPrivateTargets: boolean;
+  dataDir: string;
+}
+
+export class ConfigError extends Error {}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+export const DEFAULT_RATE_LIMITS: RateLimits = { query: 100, manage: 30, ingest: 10_000, guide: 200 };
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be 0 or 1, got "${raw}"`);
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  let parsed: URL;
+  try { parsed = new URL(raw); } catch { throw new ConfigError(`${name} is not a valid URL`); }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return raw;
+}
+
+/** The development secret lives in the data dir, readable by its owner only. */
+function developmentSecret(dataDir: string): string {
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const nodeEnv = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
+  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/mallard.db';
+  let dataDir = resolve('./data');
+  try {
+    const parsed = parseDatabaseUrl(databaseUrl);
+    if (parsed.dialect === 'sqlite' && parsed.target !== ':memory:') dataDir = dirname(resolve(parsed.target));
+  } catch (err) {
+    throw new ConfigError(`DATABASE_URL: ${(err as Error).message.replace(/^DATABASE_URL:?\s*/, '')}`);
+  }
+
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+
+  let secret = env.MALLARD_SECRET || '';
+  if (secret && secret.length < 32) throw new ConfigError('MALLARD_SECRET must be at least 32 characters');
+  if (!secret) {
+    if (nodeEnv === 'production') throw new ConfigError('MALLARD_SECRET is required when NODE_ENV=production');
+    secret = developmentSecret(dataDir);
+  }
+
+  const host = env.HOST || '127.0.0.1';
+  return {
+    env: nodeEnv,
+    port: int(env, 'PORT', 8787, 0, 65535),
+    host,
+    databaseUrl,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    secret,
+    logLevel,
+    rateLimits: {
+      query: int(env, 'RATE_LIMIT_QUERY_PER_MIN', DEFAULT_RATE_LIMITS.query, 1, 10_000_000),
+      manage: int(env, 'RATE_LIMIT_MANAGE_PER_MIN', DEFAULT_RATE_LIMITS.manage, 1, 10_000_000),
+      ingest: int(env, 'RATE_LIMIT_INGEST_PER_MIN', DEFAULT_RATE_LIMITS.ingest, 1, 100_000_000),
+      guide: int(env, 'RATE_LIMIT_GUIDE_PER_MIN', DEFAULT_RATE_LIMITS.guide, 1, 10_000_000),
+    },
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    demo: flag(env, 'MALLARD_DEMO', true),
+    allowPrivateTargets: flag(env, 'MALLARD_ALLOW_PRIVATE_TARGETS', false),
+    dataDir,
+  };
+}

@@ -1,0 +1,19 @@
+// Every feature's routes, under /v1 except the health probes.
+import type { App } from '../app.ts';
+import { authRoutes } from './auth/routes.ts';
+import { funRoutes } from './fun/routes.ts';
+import { healthRoutes } from './health/routes.ts';
+import { keyRoutes } from './keys/routes.ts';
+import { memberRoutes } from './members/routes.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { siteRoutes } from './sites/routes.ts';
+import { whoamiRoutes } from './whoami/routes.ts';
+
+export async function registerFeatures(app: App) {
+  await app.register(healthRoutes);
+  await app.register(async (v1: App) => {
+    for (const routes of [funRoutes, authRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes]) {
+      await v1.register(routes);
+    }
+  }, { prefix: '/v1' });
+}

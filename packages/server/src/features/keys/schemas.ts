@@ -1,0 +1,32 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { KEY_TYPES, SCOPES } from '../../auth/api-keys.ts';
+import { IsoTime, Nullable, NullableIsoTime, Uuid } from '../../http/schemas.ts';
+
+export const KeyRecord = Type.Object({
+  id: Uuid,
+  org_id: Uuid,
+  site_id: Nullable(Uuid),
+  key_type: Type.String(),
+  name: Nullable(Type.String()),
+  scopes: Type.Array(Type.String()),
+  key_hint: Type.String({ description: 'Prefix and last four characters; the key itself is never shown again' }),
+  created_by: Nullable(Type.String()),
+  created_at: IsoTime,
+  expires_at: NullableIsoTime,
+});
+export type KeyRecord = Static<typeof KeyRecord>;
+
+export const CreatedKey = Type.Intersect([KeyRecord, Type.Object({
+  key: Type.String({ description: 'The raw key, shown only in this response' }),
+})]);
+
+export const CreateKeyBody = Type.Object({
+  site_id: Type.Optional(Type.String({ maxLength: 64, description: 'Omit for an org-scoped key' })),
+  key_type: Type.Union(KEY_TYPES.map((t) => Type.Literal(t))),
+  scopes: Type.Optional(Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+}, { additionalProperties: false });
+export type CreateKeyBody = Static<typeof CreateKeyBody>;
+
+export const KeyParams = Type.Object({ id: Type.String() });

@@ -1,0 +1,90 @@
+// API keys: minted only with a user token, shown once, stored as an HMAC, revoked at once.
+import { v7 as uuidv7 } from 'uuid';
+import type { Kysely } from 'kysely';
+import { iso, isoOrNull } from '../../clock.ts';
+import { recordAudit } from '../../audit/record.ts';
+import { generateKey, hashKey, keyHint, KEY_TYPE_RULES, type KeyType, type Scope } from '../../auth/api-keys.ts';
+import type { Secrets } from '../../auth/secrets.ts';
+import { actorOf, type AuthContext } from '../../http/access.ts';
+import { AppError, invalidInput } from '../../http/errors.ts';
+import { siteInScope } from '../../http/sites.ts';
+import type { Store } from '../../store/db.ts';
+import type { ApiKey, Database } from '../../store/tables.ts';
+import { cleanName } from '../sites/service.ts';
+import type { CreateKeyBody, KeyRecord } from './schemas.ts';
+
+export const toKeyRecord = (key: ApiKey): KeyRecord => ({
+  id: key.id,
+  org_id: key.org_id,
+  site_id: key.site_id,
+  key_type: key.key_type,
+  name: key.name,
+  scopes: JSON.parse(key.scopes) as string[],
+  key_hint: key.key_hint,
+  created_by: key.created_by,
+  created_at: iso(key.created_at),
+  expires_at: isoOrNull(key.expires_at),
+});
+
+/** The scopes a new key gets: what was asked for, checked against its type. */
+export function resolveScopes(type: KeyType, asked: readonly Scope[] | undefined): Scope[] {
+  const rules = KEY_TYPE_RULES[type];
+  if (!asked) {
+    if (type === 'secret') throw invalidInput('scopes', 'secret keys need at least one scope');
+    return [...rules.required];
+  }
+  const bad = asked.find((s) => !rules.allowed.includes(s));
+  if (bad) throw invalidInput('scopes', `${type} keys cannot hold ${bad}`);
+  return [...new Set([...rules.required, ...asked])];
+}
+
+export async function insertKey(trx: Kysely<Database>, secrets: Secrets, input: {
+  orgId: string; siteId: string | null; type: KeyType; scopes: Scope[]; name: string | null; createdBy: string | null; expiresAt: number | null;
+}, now: number) {
+  const raw = generateKey(input.type);
+  const key: ApiKey = {
+    id: uuidv7(), org_id: input.orgId, site_id: input.siteId, key_type: input.type, name: input.name,
+    scopes: JSON.stringify(input.scopes), key_hash: hashKey(secrets, raw), key_hint: keyHint(raw),
+    created_by: input.createdBy, created_at: now, expires_at: input.expiresAt, revoked_at: null,
+  };
+  await trx.insertInto('api_keys').values(key).execute();
+  return { key, raw };
+}
+
+export async function listKeys(store: Store, auth: AuthContext, siteId: string | undefined): Promise<KeyRecord[]> {
+  let query = store.db.selectFrom('api_keys').selectAll().where('org_id', '=', auth.org.id).where('revoked_at', 'is', null);
+  if (siteId) {
+    const site = await siteInScope(store, auth, siteId);
+    query = query.where('site_id', '=', site.id);
+  }
+  const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  return rows.map(toKeyRecord);
+}
+
+export async function createKey(store: Store, secrets: Secrets, auth: AuthContext, input: CreateKeyBody, now: number) {
+  const siteId = input.site_id ? (await siteInScope(store, auth, input.site_id)).id : null;
+  const scopes = resolveScopes(input.key_type, input.scopes);
+  let expiresAt: number | null = null;
+  if (input.expires_at) {
+    expiresAt = Date.parse(input.expires_at);
+    if (!(expiresAt > now)) throw invalidInput('expires_at', 'must be in the future');
+  }
+  if (input.key_type === 'publishable' && !siteId) throw invalidInput('site_id', 'publishable keys belong to one site');
+  return store.db.transaction().execute(async (trx) => {
+    const { key, raw } = await insertKey(trx, secrets, {
+      orgId: auth.org.id, siteId, type: input.key_type, scopes,
+      name: input.name === undefined ? null : cleanName(input.name), createdBy: actorOf(auth).label, expiresAt,
+    }, now);
+    await recordAudit(trx, auth, { action: 'key.created', targetType: 'api_key', targetId: key.id, siteId, details: { key_type: key.key_type, scopes } }, now);
+    return { ...toKeyRecord(key), key: raw };
+  });
+}
+
+export async function revokeKey(store: Store, auth: AuthContext, id: string, now: number): Promise<void> {
+  await store.db.transaction().execute(async (trx) => {
+    const done = await trx.updateTable('api_keys').set({ revoked_at: now })
+      .where('id', '=', id).where('org_id', '=', auth.org.id).where('revoked_at', 'is', null).executeTakeFirst();
+    if (Number(done.numUpdatedRows) === 0) throw new AppError('not_found', 'Key not found');
+    await recordAudit(trx, auth, { action: 'key.revoked', targetType: 'api_key', targetId: id }, now);
+  });
+}

@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../app.ts';
+import { Envelope, ok } from '../../http/envelope.ts';
+import { Deleted } from '../../http/schemas.ts';
+import { CreatedMember, CreateMemberBody, MemberParams, MemberRecord, UpdateMemberBody } from './schemas.ts';
+import { addMember, changeRole, listMembers, removeMember } from './service.ts';
+
+// Members need a user token: a leaked API key can never add people.
+const base = { surface: 'manage', scopes: ['manage:write'], jwtOnly: true, orgScope: true } as const;
+
+export async function memberRoutes(app: App) {
+  const { store, clock, secrets } = app.services;
+
+  app.get('/manage/members', {
+    config: { access: { ...base, role: 'viewer' } },
+    schema: { tags: ['members'], summary: 'List the org\'s members', response: { 200: Envelope(Type.Object({ members: Type.Array(MemberRecord) })) } },
+  }, async (request) => ok({ members: await listMembers(store, request.auth!) }));
+
+  app.post('/manage/members', {
+    config: { access: { ...base, role: 'admin' } },
+    schema: { tags: ['members'], summary: 'Add a member (creates an invitation for a new email)', body: CreateMemberBody, response: { 201: Envelope(CreatedMember) } },
+  }, async (request, reply) => {
+    reply.code(201);
+    return ok(await addMember(store, secrets, request.auth!, request.body, clock.now()));
+  });
+
+  app.patch('/manage/members/:id', {
+    config: { access: { ...base, role: 'admin' } },
+    schema: { tags: ['members'], summary: 'Change a member\'s role', params: MemberParams, body: UpdateMemberBody, response: { 200: Envelope(MemberRecord) } },
+  }, async (request) => ok(await changeRole(store, request.auth!, request.params.id, request.body.role, clock.now())));
+
+  app.delete('/manage/members/:id', {
+    config: { access: { ...base, role: 'admin' } },
+    schema: { tags: ['members'], summary: 'Remove a member', params: MemberParams, response: { 200: Envelope(Deleted) } },
+  }, async (request) => {
+    await removeMember(store, request.auth!, request.params.id, clock.now());
+    return ok({ id: request.params.id, deleted: true });
+  });
+}

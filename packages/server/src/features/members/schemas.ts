@@ -1,0 +1,32 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Email, IsoTime, Uuid } from '../../http/schemas.ts';
+import { ROLES } from '../../http/access.ts';
+
+export const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)));
+
+export const MemberRecord = Type.Object({
+  id: Uuid,
+  user_id: Uuid,
+  email: Type.String(),
+  role: Type.String(),
+  status: Type.Union([Type.Literal('active'), Type.Literal('invited')]),
+  created_at: IsoTime,
+  updated_at: IsoTime,
+});
+export type MemberRecord = Static<typeof MemberRecord>;
+
+export const CreatedMember = Type.Intersect([MemberRecord, Type.Object({
+  invitation: Type.Optional(Type.Object({
+    token: Type.String({ description: 'One-time set-password token; shown only here' }),
+    expires_at: IsoTime,
+    set_password_url: Type.String(),
+  })),
+})]);
+
+export const CreateMemberBody = Type.Object({ email: Email, role: RoleSchema }, { additionalProperties: false });
+export type CreateMemberBody = Static<typeof CreateMemberBody>;
+
+export const UpdateMemberBody = Type.Object({ role: RoleSchema }, { additionalProperties: false });
+export type UpdateMemberBody = Static<typeof UpdateMemberBody>;
+
+export const MemberParams = Type.Object({ id: Type.String() });

@@ -1,0 +1,128 @@
+// Sites of an org: create, rename, delete. Deleting hides the site and revokes its keys at
+// once (one transaction); its data is purged afterwards in batches by purgeDeletedSites.
+import { v7 as uuidv7 } from 'uuid';
+import type { Kysely } from 'kysely';
+import { iso } from '../../clock.ts';
+import { recordAudit } from '../../audit/record.ts';
+import type { AuthContext } from '../../http/access.ts';
+import { AppError, invalidInput } from '../../http/errors.ts';
+import { siteInScope } from '../../http/sites.ts';
+import type { Store } from '../../store/db.ts';
+import type { Database, Site } from '../../store/tables.ts';
+import type { CreateSiteBody, SiteRecord, UpdateSiteBody } from './schemas.ts';
+
+export function toSiteRecord(site: Site): SiteRecord {
+  return {
+    id: site.id,
+    org_id: site.org_id,
+    name: site.name,
+    url: site.url,
+    allowed_origins: JSON.parse(site.allowed_origins) as string[],
+    created_at: iso(site.created_at),
+    updated_at: iso(site.updated_at),
+  };
+}
+
+export function cleanName(value: string, field = 'name'): string {
+  const name = value.trim();
+  if (!name) throw invalidInput(field, 'must not be blank');
+  if (/[\u0000-\u001f\u007f]/.test(name)) throw invalidInput(field, 'must not contain control characters');
+  return name;
+}
+
+export function cleanHttpUrl(value: string, field = 'url'): string {
+  let parsed: URL;
+  try { parsed = new URL(value.trim()); } catch { throw invalidInput(field, 'must be a valid http or https URL'); }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidInput(field, 'must be a valid http or https URL');
+  if (parsed.username || parsed.password) throw invalidInput(field, 'must not contain credentials');
+  return value.trim();
+}
+
+function cleanOrigins(values: string[]): string[] {
+  return [...new Set(values.map((value) => {
+    const url = cleanHttpUrl(value, 'allowed_origins');
+    return new URL(url).origin;
+  }))];
+}
+
+export async function listSites(store: Store, auth: AuthContext): Promise<SiteRecord[]> {
+  let query = store.db.selectFrom('sites').selectAll().where('org_id', '=', auth.org.id).where('deleted_at', 'is', null);
+  if (auth.site) query = query.where('id', '=', auth.site.id);
+  const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+  return rows.map(toSiteRecord);
+}
+
+export async function insertSite(trx: Kysely<Database>, orgId: string, input: CreateSiteBody, now: number): Promise<Site> {
+  const site: Site = {
+    id: uuidv7(),
+    org_id: orgId,
+    name: cleanName(input.name),
+    url: cleanHttpUrl(input.url),
+    allowed_origins: JSON.stringify(cleanOrigins(input.allowed_origins ?? [])),
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  };
+  await trx.insertInto('sites').values(site).execute();
+  return site;
+}
+
+export async function createSite(store: Store, auth: AuthContext, input: CreateSiteBody, now: number): Promise<SiteRecord> {
+  return store.db.transaction().execute(async (trx) => {
+    const site = await insertSite(trx, auth.org.id, input, now);
+    await recordAudit(trx, auth, { action: 'site.created', targetType: 'site', targetId: site.id, siteId: site.id, details: { name: site.name } }, now);
+    return toSiteRecord(site);
+  });
+}
+
+export async function updateSite(store: Store, auth: AuthContext, siteId: string, input: UpdateSiteBody, now: number): Promise<SiteRecord> {
+  await siteInScope(store, auth, siteId);
+  const changes: Partial<Site> = { updated_at: now };
+  if (input.name !== undefined) changes.name = cleanName(input.name);
+  if (input.url !== undefined) changes.url = cleanHttpUrl(input.url);
+  if (input.allowed_origins !== undefined) changes.allowed_origins = JSON.stringify(cleanOrigins(input.allowed_origins));
+  return store.db.transaction().execute(async (trx) => {
+    const site = await trx.updateTable('sites').set(changes).where('id', '=', siteId)
+      .where('deleted_at', 'is', null).returningAll().executeTakeFirst();
+    if (!site) throw new AppError('not_found', 'Site not found');
+    await recordAudit(trx, auth, { action: 'site.updated', targetType: 'site', targetId: site.id, siteId: site.id, details: { fields: Object.keys(input) } }, now);
+    return toSiteRecord(site);
+  });
+}
+
+export async function deleteSite(store: Store, auth: AuthContext, siteId: string, now: number): Promise<void> {
+  await siteInScope(store, auth, siteId);
+  await store.db.transaction().execute(async (trx) => {
+    const done = await trx.updateTable('sites').set({ deleted_at: now, updated_at: now })
+      .where('id', '=', siteId).where('deleted_at', 'is', null).executeTakeFirst();
+    if (Number(done.numUpdatedRows) === 0) throw new AppError('not_found', 'Site not found');
+    await trx.updateTable('api_keys').set({ revoked_at: now }).where('site_id', '=', siteId).where('revoked_at', 'is', null).execute();
+    await recordAudit(trx, auth, { action: 'site.deleted', targetType: 'site', targetId: siteId, siteId }, now);
+  });
+}
+
+// Tables holding a site's data, children before parents. Issue and alert children go with
+// their parents through ON DELETE CASCADE.
+const SITE_TABLES = [
+  'signals', 'events', 'sessions', 'score_history', 'page_scores', 'ux_issues', 'alerts', 'alert_rules',
+  'deploys', 'annotations', 'webhook_deliveries', 'webhooks', 'integrations', 'sdk_configs', 'outbox',
+] as const;
+
+/** Deletes the data of deleted sites in bounded batches, so a huge site never holds one long lock. */
+export async function purgeDeletedSites(store: Store, batchSize = 5000): Promise<number> {
+  const sites = await store.db.selectFrom('sites').select('id').where('deleted_at', 'is not', null).execute();
+  let removed = 0;
+  for (const { id } of sites) {
+    for (const table of SITE_TABLES) {
+      for (;;) {
+        const batch = store.db.selectFrom(table).select('id').where('site_id', '=', id).limit(batchSize);
+        const result = await store.db.deleteFrom(table).where('id', 'in', batch).executeTakeFirst();
+        const count = Number(result.numDeletedRows);
+        removed += count;
+        if (count < batchSize) break;
+      }
+    }
+    await store.db.deleteFrom('api_keys').where('site_id', '=', id).execute();
+  }
+  return removed;
+}

@@ -1,0 +1,75 @@
+// Fixed-window counters: in memory for one process, in Redis when several share the limits.
+// A refused request is not counted, and windows are aligned to the injected clock, so tests
+// choose exactly where a window starts.
+import type { Redis } from 'ioredis';
+
+export interface Hit { allowed: boolean; limit: number; remaining: number; resetAt: number }
+
+export interface RateLimiter {
+  /** Counts one request unless the window is already full. */
+  hit(bucket: string, limit: number, windowMs: number, now: number): Promise<Hit>;
+  /** The current count, without counting. */
+  peek(bucket: string, windowMs: number, now: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+const windowStart = (now: number, windowMs: number) => Math.floor(now / windowMs) * windowMs;
+
+function result(allowed: boolean, count: number, limit: number, start: number, windowMs: number): Hit {
+  return { allowed, limit, remaining: Math.max(0, limit - count), resetAt: start + windowMs };
+}
+
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly counts = new Map<string, { start: number; count: number }>();
+
+  async hit(bucket: string, limit: number, windowMs: number, now: number): Promise<Hit> {
+    const start = windowStart(now, windowMs);
+    let entry = this.counts.get(bucket);
+    if (!entry || entry.start !== start) {
+      entry = { start, count: 0 };
+      this.counts.set(bucket, entry);
+      if (this.counts.size > 100_000) this.sweep(now, windowMs);
+    }
+    if (entry.count >= limit) return result(false, entry.count, limit, start, windowMs);
+    entry.count++;
+    return result(true, entry.count, limit, start, windowMs);
+  }
+
+  async peek(bucket: string, windowMs: number, now: number): Promise<number> {
+    const entry = this.counts.get(bucket);
+    return entry && entry.start === windowStart(now, windowMs) ? entry.count : 0;
+  }
+
+  async close() { this.counts.clear(); }
+
+  private sweep(now: number, windowMs: number) {
+    const current = windowStart(now, windowMs);
+    for (const [key, entry] of this.counts) if (entry.start < current) this.counts.delete(key);
+  }
+}
+
+// Increment only while under the limit, atomically; the key carries its window start and
+// expires a little after the window so Redis cleans up by itself.
+const HIT_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count >= tonumber(ARGV[1]) then return {0, count} end
+count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return {1, count}`;
+
+export class RedisRateLimiter implements RateLimiter {
+  constructor(private readonly redis: Redis, private readonly prefix = 'mallard:rl:') {}
+
+  async hit(bucket: string, limit: number, windowMs: number, now: number): Promise<Hit> {
+    const start = windowStart(now, windowMs);
+    const [allowed, count] = (await this.redis.eval(HIT_SCRIPT, 1, `${this.prefix}${bucket}:${start}`, limit, windowMs + 5_000)) as [number, number];
+    return result(allowed === 1, count, limit, start, windowMs);
+  }
+
+  async peek(bucket: string, windowMs: number, now: number): Promise<number> {
+    const value = await this.redis.get(`${this.prefix}${bucket}:${windowStart(now, windowMs)}`);
+    return value ? Number(value) : 0;
+  }
+
+  async close() { this.redis.disconnect(); }
+}

@@ -1,0 +1,23 @@
+// Schema pieces shared by many routes, defined once.
+import { Type, type TSchema } from '@sinclair/typebox';
+
+export const Uuid = Type.String({ description: 'UUID', examples: ['01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f'] });
+export const IsoTime = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
+export const NullableIsoTime = Type.Union([IsoTime, Type.Null()]);
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A name-like string: trimmed by the service, never empty, bounded. */
+export const Name = Type.String({ minLength: 1, maxLength: 200 });
+export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
+export const HttpUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'http or https URL' });
+
+export const SiteIdQuery = Type.Object({
+  site_id: Type.Optional(Type.String({ maxLength: 64, description: 'Required for org-level credentials' })),
+});
+
+export const PagingQuery = {
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+};
+
+export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() });

@@ -1,0 +1,42 @@
+// Starts the service from config: store, migrations, rate limiter, HTTP server, and a
+// graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
+import { Redis } from 'ioredis';
+import { buildApp, type App } from './app.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
+import { openStore, type Store } from './store/db.ts';
+import { migrateToLatest } from './store/migrate.ts';
+import { purgeDeletedSites } from './features/sites/service.ts';
+
+export function createLimiter(config: Config): RateLimiter {
+  if (!config.redisUrl) return new MemoryRateLimiter();
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+  return new RedisRateLimiter(redis);
+}
+
+export interface RunningServer { app: App; store: Store; url: string; stop(): Promise<void> }
+
+export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
+  const store = openStore(config.databaseUrl);
+  await migrateToLatest(store.db);
+  const limiter = createLimiter(config);
+  const app = await buildApp({
+    config, store, clock, limiter,
+    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+  });
+  await app.listen({ port: config.port, host: config.host });
+  purgeDeletedSites(store).catch((err) => app.log.error({ err }, 'purging deleted sites failed'));
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      await app.close();
+      await limiter.close();
+      await store.close();
+    })();
+    return stopping;
+  };
+  return { app, store, url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`, stop };
+}

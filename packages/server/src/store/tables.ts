@@ -1,0 +1,184 @@
+// Table types for Kysely. Times are epoch milliseconds (integers) in both dialects,
+// JSON values are stored as text, booleans as 0/1: one representation everywhere.
+import type { Insertable, Selectable } from 'kysely';
+
+type Ms = number;
+type Json = string;
+type Flag = number;
+
+export interface OrgsTable { id: string; name: string; created_at: Ms }
+export interface OrgSettingsTable { org_id: string; duck_facts: Flag; updated_at: Ms }
+
+export interface UsersTable {
+  id: string; email: string; password_hash: string | null; name: string | null;
+  created_at: Ms; updated_at: Ms;
+}
+export interface MembershipsTable {
+  id: string; org_id: string; user_id: string; role: string; created_at: Ms; updated_at: Ms;
+}
+export interface UserTokensTable {
+  id: string; user_id: string; org_id: string | null; purpose: string; token_hash: string;
+  expires_at: Ms; used_at: Ms | null; created_at: Ms;
+}
+export interface RevokedTokensTable { jti: string; expires_at: Ms }
+
+export interface SitesTable {
+  id: string; org_id: string; name: string; url: string; allowed_origins: Json;
+  created_at: Ms; updated_at: Ms; deleted_at: Ms | null;
+}
+export interface ApiKeysTable {
+  id: string; org_id: string; site_id: string | null; key_type: string; name: string | null;
+  scopes: Json; key_hash: string; key_hint: string; created_by: string | null;
+  created_at: Ms; expires_at: Ms | null; revoked_at: Ms | null;
+}
+
+export interface SessionsTable {
+  id: string; site_id: string; sid: string; visitor_id: string | null; user_ref: string | null;
+  environment: string; first_seen_at: Ms; last_seen_at: Ms; entry_page: string | null;
+  exit_page: string | null; pages: Json; page_count: number; event_count: number;
+  signal_count: number; signal_counts: Json; device_type: string | null; browser: string | null;
+  os: string | null; viewport_bucket: string | null; app_version: string | null;
+  referrer_host: string | null; converted: Flag;
+}
+export interface EventsTable {
+  id: string; site_id: string; sid: string; visitor_id: string | null; type: string; page: string;
+  occurred_at: Ms; client_ts: Ms | null; received_at: Ms; dedupe_key: string;
+  name: string | null; signal_type: string | null; element: string | null; label: string | null;
+  props: Json | null; referrer_page: string | null; environment: string;
+}
+export interface SignalsTable {
+  id: string; site_id: string; event_id: string; sid: string; visitor_id: string | null;
+  signal_type: string; page: string; element: string; label: string | null; confidence: number;
+  occurred_at: Ms; rx: number | null; ry: number | null; vx: number | null; vy: number | null;
+  environment: string;
+}
+
+export interface PageScoresTable {
+  id: string; site_id: string; page: string; score: number; raw_score: number; trend: string;
+  deviation: number | null; duck_state: string; dominant_signal: string | null; breakdown: Json;
+  active_users: number; affected_users: number; frustrated_users: number; signal_count: number;
+  window_start: Ms; window_end: Ms; stale: Flag; computed_at: Ms; first_seen_at: Ms;
+}
+export interface ScoreHistoryTable {
+  id: string; site_id: string; page: string; cycle_at: Ms; score: number; raw_score: number;
+  deviation: number | null; trend: string; active_users: number; affected_users: number;
+  breakdown: Json;
+}
+
+export interface UxIssuesTable {
+  id: string; site_id: string; fingerprint: string; title: string; page: string;
+  element_selector: string; element_label: string | null; type: string; severity: string;
+  severity_score: number; severity_manual: string | null; status: string;
+  assigned_to: string | null; signal_count: number; session_count: number; user_count: number;
+  first_seen_at: Ms; last_seen_at: Ms; resolved_at: Ms | null; ignored_at: Ms | null;
+  status_changed_at: Ms; created_at: Ms; updated_at: Ms;
+  ticket_provider: string | null; ticket_id: string | null; ticket_url: string | null;
+}
+export interface IssueEvidenceTable {
+  id: string; issue_id: string; signal_id: string; sid: string; occurred_at: Ms;
+}
+export interface IssueActivityTable {
+  id: string; issue_id: string; actor: string | null; kind: string; message: string | null;
+  from_status: string | null; to_status: string | null; created_at: Ms;
+}
+export interface IssueVerificationsTable {
+  id: string; issue_id: string; deploy_id: string | null; deploy_version: string | null;
+  result: string; before_count: number; before_rate: number; after_count: number;
+  after_rate: number | null; active_users_after: number; started_at: Ms; decided_at: Ms | null;
+  created_at: Ms;
+}
+
+export interface AlertRulesTable {
+  id: string; site_id: string; name: string; trigger_type: string; threshold: number;
+  cooldown_minutes: number; channels: Json; page_pattern: string; slack_channel: string | null;
+  config: Json; enabled: Flag; created_at: Ms; updated_at: Ms;
+}
+export interface AlertsTable {
+  id: string; site_id: string; rule_id: string | null; trigger_type: string; page: string | null;
+  severity: string; status: string; message: string; score_before: number | null;
+  score_after: number | null; condition_value: number | null; threshold: number;
+  breakdown: Json; fired_at: Ms; acknowledged_at: Ms | null; investigating_at: Ms | null;
+  resolved_at: Ms | null; resolved_reason: string | null; last_notified_at: Ms | null;
+  created_at: Ms; updated_at: Ms;
+}
+export interface AlertTimelineTable {
+  id: string; alert_id: string; kind: string; message: string; details: Json | null; created_at: Ms;
+}
+
+export interface DeploysTable {
+  id: string; site_id: string; version: string; environment: string; deployed_at: Ms;
+  commit_sha: string | null; author: string | null; pr_number: number | null;
+  provider: string | null; url: string | null; description: string | null;
+  confusion_before: number; confusion_after: number | null; delta: number | null;
+  pages_before: Json; pages_after: Json | null; after_computed_at: Ms | null; created_at: Ms;
+}
+export interface AnnotationsTable {
+  id: string; site_id: string; page: string | null; message: string; author: string | null;
+  created_at: Ms;
+}
+
+export interface WebhooksTable {
+  id: string; site_id: string; url: string; events: Json; secret_enc: string; enabled: Flag;
+  created_at: Ms; updated_at: Ms;
+}
+export interface WebhookDeliveriesTable {
+  id: string; webhook_id: string; site_id: string; event_type: string; event_id: string;
+  payload: Json; status: string; attempts: number; next_attempt_at: Ms | null;
+  last_status_code: number | null; last_error: string | null; created_at: Ms; updated_at: Ms;
+  delivered_at: Ms | null;
+}
+export interface IntegrationsTable {
+  id: string; site_id: string; provider: string; config_enc: string; config_masked: Json;
+  created_at: Ms; updated_at: Ms;
+}
+export interface SdkConfigsTable {
+  id: string; site_id: string; environment: string; config: Json; updated_at: Ms;
+}
+
+export interface AuditLogTable {
+  id: string; org_id: string; site_id: string | null; actor_type: string; actor_id: string | null;
+  action: string; target_type: string; target_id: string | null; details: Json | null;
+  created_at: Ms;
+}
+export interface OutboxTable {
+  id: string; site_id: string | null; kind: string; payload: Json; status: string;
+  attempts: number; next_attempt_at: Ms; created_at: Ms; processed_at: Ms | null;
+}
+
+export interface Database {
+  orgs: OrgsTable;
+  org_settings: OrgSettingsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  user_tokens: UserTokensTable;
+  revoked_tokens: RevokedTokensTable;
+  sites: SitesTable;
+  api_keys: ApiKeysTable;
+  sessions: SessionsTable;
+  events: EventsTable;
+  signals: SignalsTable;
+  page_scores: PageScoresTable;
+  score_history: ScoreHistoryTable;
+  ux_issues: UxIssuesTable;
+  issue_evidence: IssueEvidenceTable;
+  issue_activity: IssueActivityTable;
+  issue_verifications: IssueVerificationsTable;
+  alert_rules: AlertRulesTable;
+  alerts: AlertsTable;
+  alert_timeline: AlertTimelineTable;
+  deploys: DeploysTable;
+  annotations: AnnotationsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  integrations: IntegrationsTable;
+  sdk_configs: SdkConfigsTable;
+  audit_log: AuditLogTable;
+  outbox: OutboxTable;
+}
+
+export type Org = Selectable<OrgsTable>;
+export type User = Selectable<UsersTable>;
+export type Site = Selectable<SitesTable>;
+export type ApiKey = Selectable<ApiKeysTable>;
+export type Membership = Selectable<MembershipsTable>;
+export type NewAuditRow = Insertable<AuditLogTable>;

@@ -1,0 +1,121 @@
+// The HTTP core: envelope on every response, error codes for malformed requests, request ids,
+// 404/405, body limits, and duck facts. Both dialects.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, createHarness, type Harness } from './helpers/harness.ts';
+import { DIALECTS } from './helpers/services.ts';
+
+describe.each(DIALECTS)('HTTP core on $name', ({ name, skip }) => {
+  let h: Harness;
+  let org: Awaited<ReturnType<Harness['org']>>;
+  beforeAll(async () => {
+    if (skip) return;
+    h = await createHarness(name);
+    org = await h.org('Core');
+  });
+  afterAll(async () => { await h?.close(); });
+
+  const json = { 'content-type': 'application/json' };
+
+  it.skipIf(skip)('wraps success in the envelope and sets x-request-id', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/v1/query/whoami', headers: bearer(org.keys.secret) });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().error).toBeNull();
+    expect(res.json().data.org.id).toBe(org.org_id);
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it.skipIf(skip)('echoes a sane incoming x-request-id', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
+    expect(res.headers['x-request-id']).toBe('abc-123');
+  });
+
+  it.skipIf(skip)('unknown route is 404 not_found in the envelope', async () => {
+    const res = await h.app.inject({ method: 'GET', url: '/v1/query/nothing-here' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ data: null, error: { code: 'not_found', message: expect.any(String), status: 404 } });
+  });
+
+  it.skipIf(skip)('wrong method on a known path is 405 with Allow', async () => {
+    const res = await h.app.inject({ method: 'PUT', url: '/v1/query/whoami', headers: bearer(org.keys.secret) });
+    expect(res.statusCode).toBe(405);
+    expect(res.json().error.code).toBe('method_not_allowed');
+    expect(res.headers.allow).toContain('GET');
+    const del = await h.app.inject({ method: 'GET', url: `/v1/manage/site/${org.site_id}`, headers: bearer(org.keys.secret) });
+    expect(del.statusCode).toBe(405);
+    expect(del.headers.allow).toContain('PATCH');
+  });
+
+  it.skipIf(skip)('write without a body is 400 empty_body', async () => {
+    const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: bearer(org.keys.secret) });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('empty_body');
+    const emptyJson = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: { ...bearer(org.keys.secret), ...json }, payload: '' });
+    expect(emptyJson.json().error.code).toBe('empty_body');
+  });
+
+  it.skipIf(skip)('truncated JSON is 400 invalid_json', async () => {
+    const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: { ...bearer(org.keys.secret), ...json }, payload: '{"name": "x' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'invalid_json', status: 400 });
+  });
+
+  it.skipIf(skip)('a non-JSON content type is 415 unsupported_media_type', async () => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: { ...bearer(org.keys.secret), 'content-type': type }, payload: 'name=x' });
+      expect(res.statusCode, type).toBe(415);
+      expect(res.json().error.code).toBe('unsupported_media_type');
+    }
+  });
+
+  it.skipIf(skip)('a 2 MB body is 413 payload_too_large', async () => {
+    const payload = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
+    const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: { ...bearer(org.keys.secret), ...json }, payload });
+    expect(res.statusCode).toBe(413);
+    expect(res.json().error.code).toBe('payload_too_large');
+  });
+
+  it.skipIf(skip)('a JSON array where an object is needed is 400 invalid_input', async () => {
+    const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: { ...bearer(org.keys.secret), ...json }, payload: '[]' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'invalid_input', details: { field: 'body' } });
+  });
+
+  it.skipIf(skip)('unknown fields are 400 invalid_input naming the field', async () => {
+    const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: bearer(org.keys.secret), payload: { name: 'ok', colour: 'green' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'invalid_input', details: { field: 'colour' } });
+  });
+
+  it.skipIf(skip)('a malformed id in the path is 400 invalid_uuid', async () => {
+    const res = await h.app.inject({ method: 'PATCH', url: '/v1/manage/site/not-a-uuid', headers: bearer(org.keys.secret), payload: { name: 'x' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe('invalid_uuid');
+  });
+
+  it.skipIf(skip)('checks run in the documented order: 401 before body errors, body before id, id before 403', async () => {
+    const noAuth = await h.app.inject({ method: 'PATCH', url: '/v1/manage/site/bad', headers: json, payload: '{' });
+    expect(noAuth.json().error.code).toBe('missing_auth');
+    const badBody = await h.app.inject({ method: 'PATCH', url: '/v1/manage/site/bad', headers: { ...bearer(org.keys.secret), ...json }, payload: '{' });
+    expect(badBody.json().error.code).toBe('invalid_json');
+    const badId = await h.app.inject({ method: 'PATCH', url: '/v1/manage/site/bad', headers: bearer(org.keys.publishable), payload: { name: 'x' } });
+    expect(badId.json().error.code).toBe('invalid_uuid');
+    const scope = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: bearer(org.keys.publishable), payload: { zzz: 1 } });
+    expect(scope.json().error.code).toBe('missing_scope');
+  });
+
+  it.skipIf(skip)('health, readiness and metrics answer without auth', async () => {
+    expect((await h.app.inject({ method: 'GET', url: '/healthz' })).json()).toEqual({ data: { status: 'ok' }, error: null });
+    expect((await h.app.inject({ method: 'GET', url: '/readyz' })).json()).toEqual({ data: { status: 'ready' }, error: null });
+    const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.body).toContain('mallard_http_requests_total');
+  });
+
+  it.skipIf(skip)('an unexpected failure is 500 internal_error with nothing internal in it', async () => {
+    const { toAppError } = await import('../src/app.ts');
+    const err = toAppError(new Error('SQLITE_CORRUPT: secret table name users'));
+    expect(err.code).toBe('internal_error');
+    expect(err.status).toBe(500);
+    expect(err.message).not.toContain('SQLITE');
+  });
+});
