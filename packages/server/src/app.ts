@@ -16,7 +16,7 @@ import { duckOverride, randomDuckFact } from './http/ducks.ts';
 import { UUID_PATTERN } from './http/sites.ts';
 import type { RateLimiter } from './http/rate-limit.ts';
 import { enforceRateLimit, failedAuthBlocked, recordFailedAuth } from './http/limits.ts';
-import { createMetrics } from './http/metrics.ts';
+import { createMetrics, type Metrics } from './http/metrics.ts';
 import { registerFeatures } from './features/index.ts';
 
 export interface AppDeps {
@@ -28,7 +28,7 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
 }
 
-export interface Services extends AppDeps { secrets: Secrets }
+export interface Services extends AppDeps { secrets: Secrets; metrics: Metrics }
 
 declare module 'fastify' {
   interface FastifyInstance { services: Services }
@@ -67,14 +67,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.decorate('services', { ...deps, secrets: new Secrets(deps.config.secret) });
+  const metrics = createMetrics();
+  app.decorate('services', { ...deps, secrets: new Secrets(deps.config.secret), metrics });
   app.decorateRequest('auth', null);
   app.setValidatorCompiler(validators());
   // Writes take JSON only; ingest adds its own text/plain parser in its own scope.
   app.removeContentTypeParser('text/plain');
 
   const routes = collectRoutes(app);
-  const metrics = createMetrics();
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -177,6 +177,7 @@ export function toAppError(error: unknown): AppError {
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('invalid_input', 'Content-Length does not match the body', { field: 'content-length', reason: 'mismatch' });
   }
+  if (err.code?.startsWith('Z_')) return new AppError('invalid_input', 'The body is not valid gzip', { field: 'body', reason: 'invalid gzip' });
   if (error instanceof SyntaxError && err.statusCode === 400) return new AppError('invalid_json', 'The body is not valid JSON');
   const status = err.statusCode ?? 500;
   if (status === 413) return new AppError('payload_too_large', 'The request body is too large');

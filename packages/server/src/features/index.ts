@@ -1,5 +1,6 @@
 // Every feature's routes, under /v1 except the health probes.
 import type { App } from '../app.ts';
+import { ingestRoutes } from '../ingest/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { funRoutes } from './fun/routes.ts';
 import { healthRoutes } from './health/routes.ts';
@@ -15,5 +16,7 @@ export async function registerFeatures(app: App) {
     for (const routes of [funRoutes, authRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes]) {
       await v1.register(routes);
     }
+    // Ingest has its own body parsers, size limit and CORS, so it gets its own scope.
+    await v1.register(ingestRoutes);
   }, { prefix: '/v1' });
 }

@@ -1,0 +1,83 @@
+// Pure: how a batch's new events change its session row.
+import Bowser from 'bowser';
+import type { Selectable } from 'kysely';
+import type { SessionsTable } from '../store/tables.ts';
+import type { PreparedEvent } from './prepare.ts';
+
+export type SessionRow = Selectable<SessionsTable>;
+
+/** The most pages a session row remembers, in order; enough for any real journey. */
+export const MAX_SESSION_PAGES = 500;
+
+export interface BatchMeta {
+  siteId: string;
+  sid: string;
+  visitorId: string | null;
+  environment: string;
+  userAgent: string | null;
+  viewportWidth: number | null;
+  appVersion: string | null;
+  conversionEvents: ReadonlySet<string>;
+}
+
+export function viewportBucket(width: number | null): string | null {
+  if (width === null || width <= 0) return null;
+  if (width < 576) return 'xs';
+  if (width < 768) return 'sm';
+  if (width < 992) return 'md';
+  if (width < 1200) return 'lg';
+  return 'xl';
+}
+
+export function describeAgent(ua: string | null): { device: string | null; browser: string | null; os: string | null } {
+  if (!ua) return { device: null, browser: null, os: null };
+  const parsed = Bowser.parse(ua);
+  return {
+    device: parsed.platform.type ?? null,
+    browser: parsed.browser.name ?? null,
+    os: parsed.os.name ?? null,
+  };
+}
+
+/** The session after the batch: new events only (duplicates were filtered out before). */
+export function mergeSession(existing: SessionRow, fresh: readonly PreparedEvent[], meta: BatchMeta): SessionRow {
+  const next: SessionRow = { ...existing };
+  const ordered = [...fresh].sort((a, b) => a.occurredAt - b.occurredAt || a.index - b.index);
+  const pages = JSON.parse(existing.pages) as string[];
+  const counts = JSON.parse(existing.signal_counts) as Record<string, number>;
+
+  for (const event of ordered) {
+    if (event.occurredAt < next.first_seen_at) next.first_seen_at = event.occurredAt;
+    if (event.occurredAt >= next.last_seen_at) {
+      next.last_seen_at = event.occurredAt;
+      next.exit_page = event.page;
+    }
+    next.event_count++;
+    if (event.type === 'pageview') {
+      if (pages.length < MAX_SESSION_PAGES) pages.push(event.page);
+      next.page_count++;
+      next.entry_page ??= event.page;
+      if (event.referrerHost && !next.referrer_host) next.referrer_host = event.referrerHost;
+    } else if (event.type === 'signal') {
+      next.signal_count++;
+      counts[event.signalType!] = (counts[event.signalType!] ?? 0) + 1;
+    } else if (event.type === 'track' && meta.conversionEvents.has(event.name!)) {
+      next.converted = 1;
+    } else if (event.type === 'identify') {
+      next.user_ref = event.userRef;
+    }
+  }
+  next.entry_page ??= ordered[0]?.page ?? null;
+  next.pages = JSON.stringify(pages);
+  next.signal_counts = JSON.stringify(counts);
+  next.visitor_id ??= meta.visitorId;
+  next.app_version = meta.appVersion ?? next.app_version;
+  if (!next.device_type && !next.browser) {
+    const agent = describeAgent(meta.userAgent);
+    next.device_type = agent.device;
+    next.browser = agent.browser;
+    next.os = agent.os;
+  }
+  next.viewport_bucket ??= viewportBucket(meta.viewportWidth);
+  return next;
+}

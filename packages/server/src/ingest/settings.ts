@@ -1,0 +1,34 @@
+// What ingest needs from a site's SDK config: its own page groups and conversion events.
+// The config of the batch's environment wins; without one, the production config applies.
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/tables.ts';
+import type { PageGroup } from './normalize.ts';
+
+export const DEFAULT_CONVERSION_EVENTS = ['subscription_started', 'checkout_completed', 'purchase_completed'] as const;
+
+export interface IngestSettings { pageGroups: PageGroup[]; conversionEvents: ReadonlySet<string> }
+
+interface StoredConfig {
+  page_groups?: { match: string; page: string }[];
+  revenue_config?: { conversion_events?: string[] };
+}
+
+export function ingestSettingsFrom(config: StoredConfig | null): IngestSettings {
+  const pageGroups: PageGroup[] = [];
+  for (const group of config?.page_groups ?? []) {
+    try {
+      pageGroups.push({ match: new RegExp(group.match), page: group.page });
+    } catch {
+      // Patterns are validated when saved; an unreadable one is skipped rather than failing ingest.
+    }
+  }
+  const events = config?.revenue_config?.conversion_events;
+  return { pageGroups, conversionEvents: new Set(events?.length ? events : DEFAULT_CONVERSION_EVENTS) };
+}
+
+export async function loadIngestSettings(db: Kysely<Database>, siteId: string, environment: string): Promise<IngestSettings> {
+  const rows = await db.selectFrom('sdk_configs').select(['environment', 'config'])
+    .where('site_id', '=', siteId).where('environment', 'in', [environment, 'production']).execute();
+  const row = rows.find((r) => r.environment === environment) ?? rows.find((r) => r.environment === 'production');
+  return ingestSettingsFrom(row ? (JSON.parse(row.config) as StoredConfig) : null);
+}
