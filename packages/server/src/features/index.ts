@@ -2,6 +2,10 @@
 import type { App } from '../app.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { heatmapRoutes } from './heatmaps/routes.ts';
+import { journeyRoutes } from './journeys/routes.ts';
+import { rawRoutes } from './raw/routes.ts';
+import { sessionRoutes } from './sessions/routes.ts';
 import { funRoutes } from './fun/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { keyRoutes } from './keys/routes.ts';
@@ -13,7 +17,10 @@ import { whoamiRoutes } from './whoami/routes.ts';
 export async function registerFeatures(app: App) {
   await app.register(healthRoutes);
   await app.register(async (v1: App) => {
-    for (const routes of [funRoutes, authRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes]) {
+    for (const routes of [
+      funRoutes, authRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes,
+      sessionRoutes, heatmapRoutes, journeyRoutes, rawRoutes,
+    ]) {
       await v1.register(routes);
     }
     // Ingest has its own body parsers, size limit and CORS, so it gets its own scope.

@@ -109,6 +109,9 @@ export function prepareEvents(batch: Batch, ctx: PrepareContext): { events: Prep
         prepared.element = cleanSelector(event.element);
         prepared.label = cleanLabel(event.label);
         prepared.signal = { confidence: clampConfidence(event.confidence), ...heatmapPoint(event) };
+        if (event.count !== undefined || event.duration_ms !== undefined) {
+          prepared.props = JSON.stringify({ count: event.count, duration_ms: event.duration_ms });
+        }
         break;
       case 'track':
         prepared.name = event.name;

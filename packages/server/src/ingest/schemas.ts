@@ -51,6 +51,9 @@ export const SignalEvent = Type.Object({
   confidence: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
   hx: Coordinate, hy: Coordinate, vx: Coordinate, vy: Coordinate,
   click_dx: Coordinate, click_dy: Coordinate, el_w: Coordinate, el_h: Coordinate,
+  // Burst detail for the session narrative: how many presses, over how long.
+  count: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  duration_ms: Type.Optional(Type.Integer({ minimum: 0, maximum: 3_600_000 })),
 });
 
 export const TrackEvent = Type.Object({

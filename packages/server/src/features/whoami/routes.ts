@@ -3,6 +3,7 @@ import type { App } from '../../app.ts';
 import { SCOPES } from '../../auth/api-keys.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { Nullable, Uuid } from '../../http/schemas.ts';
+import { QUERY_ACCESS } from '../../http/query.ts';
 
 const Whoami = Type.Object({
   org: Type.Object({ id: Uuid, name: Type.String() }),
@@ -15,7 +16,7 @@ const Whoami = Type.Object({
 
 export async function whoamiRoutes(app: App) {
   app.get('/query/whoami', {
-    config: { access: { surface: 'query', scopes: ['query:read', 'mcp:read'], role: 'viewer' } },
+    config: { access: QUERY_ACCESS },
     schema: { tags: ['query'], summary: 'The calling credential: org, site, type and scopes', response: { 200: Envelope(Whoami) } },
   }, async (request) => {
     const auth = request.auth!;

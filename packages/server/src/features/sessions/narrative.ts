@@ -1,0 +1,104 @@
+// Pure: a deterministic plain-language account of a session from its events, in order
+// (DOMAIN.md section 10). It says what happened and never guesses why.
+export interface NarrativeSession {
+  device_type: string | null;
+  browser: string | null;
+  os: string | null;
+  referrer_host: string | null;
+  converted: boolean;
+}
+
+export interface NarrativeEvent {
+  type: string;
+  page: string;
+  occurred_at: number;
+  name: string | null;
+  signal_type: string | null;
+  element: string | null;
+  label: string | null;
+  props: Record<string, unknown> | null;
+}
+
+export function formatDuration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (ms < 10_000) return `${(Math.max(0, ms) / 1000).toFixed(1).replace(/\.0$/, '')} s`;
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return seconds % 60 ? `${minutes} min ${seconds % 60} s` : `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+}
+
+function target(event: NarrativeEvent): string {
+  const label = event.label ? `'${event.label}'` : null;
+  const selector = event.element ? `(${event.element})` : null;
+  if (label && selector) return `${label} ${selector}`;
+  return label ?? (event.element ? `the element ${event.element}` : 'an element');
+}
+
+function burst(event: NarrativeEvent): string {
+  const count = typeof event.props?.count === 'number' ? event.props.count : null;
+  const duration = typeof event.props?.duration_ms === 'number' ? event.props.duration_ms : null;
+  if (count && duration !== null) return ` ${count} times in ${formatDuration(duration)}`;
+  if (count) return ` ${count} times`;
+  return ' repeatedly';
+}
+
+/** One friction signal in plain words. */
+export function describeSignal(event: NarrativeEvent): string {
+  const t = target(event);
+  switch (event.signal_type) {
+    case 'rage_click': return `clicked ${t}${burst(event)} with no response`;
+    case 'dead_click': return `clicked ${t} and nothing happened`;
+    case 'disabled_element_attempt': return `tried to use ${t}${event.props?.count ? burst(event) : ''}, but it was disabled`;
+    case 'form_restart': return `cleared a form and started filling it again${event.element ? ` (${event.element})` : ''}`;
+    case 'form_friction': return `struggled with the field ${t}`;
+    case 'form_validation_loop': return `hit the same validation error on ${t} again and again`;
+    case 'error_encounter': return `ran into an error${event.label ? `: ${event.label}` : ''}`;
+    case 'form_abandonment': return `left a form unfinished${event.element ? ` (${event.element})` : ''}`;
+    case 'u_turn_navigation': return 'went straight back to the previous page';
+    case 'dead_end_submit': return `submitted ${t} and got no response`;
+    default: return `showed ${String(event.signal_type).replace(/_/g, ' ')} on ${t}`;
+  }
+}
+
+function arrival(session: NarrativeSession, entry: string): string {
+  const device = session.device_type ? `a ${session.device_type}` : 'an unknown device';
+  const agent = [session.browser, session.os].filter(Boolean).join(' on ');
+  const from = session.referrer_host ? ` from ${session.referrer_host}` : '';
+  return `Arrived on ${entry}${from}, using ${device}${agent ? ` (${agent})` : ''}.`;
+}
+
+export function buildNarrative(session: NarrativeSession, events: readonly NarrativeEvent[]): string {
+  if (events.length === 0) return 'No events were recorded for this session.';
+  const start = events[0].occurred_at;
+  const end = events[events.length - 1].occurred_at;
+  const pageviews = events.filter((e) => e.type === 'pageview');
+  const sentences: string[] = [arrival(session, pageviews[0]?.page ?? events[0].page)];
+
+  let currentPage: string | null = null;
+  let visitStart = start;
+  // What happened during the current page visit: friction and tracked events, in order.
+  let moments: string[] = [];
+  const closeVisit = (until: number) => {
+    if (currentPage === null) return;
+    const what = moments.length ? `the user ${moments.join('; then ')}` : 'nothing stood out';
+    sentences.push(`On ${currentPage} (${formatDuration(until - visitStart)}), ${what}.`);
+    moments = [];
+  };
+
+  for (const event of events) {
+    if (event.type === 'pageview' || currentPage === null) {
+      closeVisit(event.occurred_at);
+      currentPage = event.page;
+      visitStart = event.occurred_at;
+    }
+    if (event.type === 'signal') moments.push(describeSignal(event));
+    else if (event.type === 'track' && event.name) moments.push(`completed ${event.name.replace(/_/g, ' ')}`);
+  }
+  closeVisit(end);
+
+  const outcome = session.converted ? 'after converting' : 'without converting';
+  sentences.push(`Left from ${events[events.length - 1].page} after ${formatDuration(end - start)}, ${outcome}.`);
+  return sentences.join(' ');
+}
