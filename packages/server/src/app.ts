@@ -18,6 +18,7 @@ import type { RateLimiter } from './http/rate-limit.ts';
 import { enforceRateLimit, failedAuthBlocked, recordFailedAuth } from './http/limits.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { registerFeatures } from './features/index.ts';
+import { IngestWriter } from './ingest/store-batch.ts';
 
 export interface AppDeps {
   config: Config;
@@ -28,7 +29,7 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
 }
 
-export interface Services extends AppDeps { secrets: Secrets; metrics: Metrics }
+export interface Services extends AppDeps { secrets: Secrets; metrics: Metrics; ingest: IngestWriter }
 
 declare module 'fastify' {
   interface FastifyInstance { services: Services }
@@ -68,7 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const metrics = createMetrics();
-  app.decorate('services', { ...deps, secrets: new Secrets(deps.config.secret), metrics });
+  app.decorate('services', { ...deps, secrets: new Secrets(deps.config.secret), metrics, ingest: new IngestWriter(deps.store) });
   app.decorateRequest('auth', null);
   app.setValidatorCompiler(validators());
   // Writes take JSON only; ingest adds its own text/plain parser in its own scope.

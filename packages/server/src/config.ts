@@ -19,6 +19,7 @@ export interface Config {
   smtpUrl: string | null;
   demo: boolean;
   allowPrivateTargets: boolean;
+  retentionDays: number;
   dataDir: string;
 }
 
@@ -105,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     demo: flag(env, 'MALLARD_DEMO', true),
     allowPrivateTargets: flag(env, 'MALLARD_ALLOW_PRIVATE_TARGETS', false),
+    retentionDays: int(env, 'MALLARD_RETENTION_DAYS', 90, 1, 3650),
     dataDir,
   };
 }

@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
-import { purgeDeletedSites } from './features/sites/service.ts';
+import { startMaintenance } from './jobs/maintenance.ts';
 
 export function createLimiter(config: Config): RateLimiter {
   if (!config.redisUrl) return new MemoryRateLimiter();
@@ -26,13 +26,14 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
   });
   await app.listen({ port: config.port, host: config.host });
-  purgeDeletedSites(store).catch((err) => app.log.error({ err }, 'purging deleted sites failed'));
+  const maintenance = startMaintenance(store, clock, config.retentionDays, app.log);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
       await app.close();
+      await maintenance.stop();
       await limiter.close();
       await store.close();
     })();

@@ -14,7 +14,6 @@ import { DEVELOPMENT_ENVIRONMENTS, isBotUserAgent } from './normalize.ts';
 import { prepareEvents } from './prepare.ts';
 import { checkBatch, firstFailure, INGEST_BODY_LIMIT, type Batch } from './schemas.ts';
 import { loadIngestSettings } from './settings.ts';
-import { storeBatch } from './store-batch.ts';
 
 const IngestResult = Type.Object({
   accepted: Type.Integer({ description: 'Valid events: stored now, or already stored by an earlier try of the same batch' }),
@@ -27,7 +26,7 @@ const IngestResult = Type.Object({
 const PATH = '/ingest';
 
 export async function ingestRoutes(app: App) {
-  const { store, clock, limiter, secrets, config, metrics } = app.services;
+  const { store, clock, limiter, secrets, config, metrics, ingest } = app.services;
 
   // sendBeacon can only send text/plain without a preflight; both carry JSON.
   app.removeContentTypeParser('application/json');
@@ -106,7 +105,7 @@ export async function ingestRoutes(app: App) {
 
     const settings = await loadIngestSettings(store.db, site.id, environment);
     const { events, rejections } = prepareEvents(batch, { now, import: batch.import === true, pageGroups: settings.pageGroups });
-    const stored = await storeBatch(store.db, store.dialect, {
+    const meta = {
       siteId: site.id,
       sid: batch.sid.toLowerCase(),
       visitorId: batch.vid?.toLowerCase() ?? null,
@@ -115,7 +114,8 @@ export async function ingestRoutes(app: App) {
       viewportWidth: batch.meta?.viewport_w ?? null,
       appVersion: batch.meta?.app_version ?? null,
       conversionEvents: settings.conversionEvents,
-    }, events, now);
+    };
+    const stored = await ingest.write({ meta, events, now });
 
     metrics.countIngest('stored', stored.inserted);
     metrics.countIngest('duplicate', stored.duplicates);

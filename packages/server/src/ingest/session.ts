@@ -33,9 +33,9 @@ export function describeAgent(ua: string | null): { device: string | null; brows
   if (!ua) return { device: null, browser: null, os: null };
   const parsed = Bowser.parse(ua);
   return {
-    device: parsed.platform.type ?? null,
-    browser: parsed.browser.name ?? null,
-    os: parsed.os.name ?? null,
+    device: parsed.platform.type || null,
+    browser: parsed.browser.name || null,
+    os: parsed.os.name || null,
   };
 }
 

@@ -1,62 +1,153 @@
-// Stores one prepared batch in one transaction with batched inserts: the session row is
-// created if new and locked, events are inserted with ON CONFLICT DO NOTHING (a retried batch
-// stores nothing twice), signals follow only for the events that were new, and the session
-// row is updated from those same new events.
+// Stores prepared batches. Concurrent requests are grouped (group commit): one transaction
+// stores every queued batch with multi-row statements, so the cost of a commit and of each
+// statement is shared. Each request still answers only after its own rows are committed.
+//
+// Per group, in one transaction: session rows are created if new and locked (in key order,
+// so concurrent PostgreSQL writers cannot deadlock); events are inserted with ON CONFLICT DO
+// NOTHING (a retried batch stores nothing twice); signals follow only for the events that
+// were new; each session row is updated from its new events.
 import { v7 as uuidv7 } from 'uuid';
 import type { Insertable, Kysely } from 'kysely';
-import type { Dialect } from '../store/db.ts';
-import type { Database, EventsTable, SignalsTable } from '../store/tables.ts';
+import type { Dialect, Store } from '../store/db.ts';
+import type { Database, EventsTable, SessionsTable, SignalsTable } from '../store/tables.ts';
 import type { PreparedEvent } from './prepare.ts';
-import { mergeSession, type BatchMeta } from './session.ts';
+import { mergeSession, type BatchMeta, type SessionRow } from './session.ts';
 
 export interface StoredBatch { inserted: number; duplicates: number }
+export interface PendingBatch { meta: BatchMeta; events: readonly PreparedEvent[]; now: number }
 
-export async function storeBatch(db: Kysely<Database>, dialect: Dialect, meta: BatchMeta, events: readonly PreparedEvent[], now: number): Promise<StoredBatch> {
-  if (events.length === 0) return { inserted: 0, duplicates: 0 };
-  const earliest = Math.min(...events.map((e) => e.occurredAt));
+/** Rows per INSERT statement: under SQLite's and PostgreSQL's bound-parameter limits. */
+const ROWS_PER_STATEMENT = 500;
+
+const sessionKey = (siteId: string, sid: string) => `${siteId}\u0000${sid}`;
+
+function chunks<T>(rows: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) out.push(rows.slice(i, i + ROWS_PER_STATEMENT));
+  return out;
+}
+
+export async function storeBatches(db: Kysely<Database>, dialect: Dialect, batches: readonly PendingBatch[]): Promise<StoredBatch[]> {
+  const live = batches.filter((b) => b.events.length > 0);
+  if (live.length === 0) return batches.map(() => ({ inserted: 0, duplicates: 0 }));
   return db.transaction().execute(async (trx) => {
-    await trx.insertInto('sessions').values({
-      id: uuidv7(), site_id: meta.siteId, sid: meta.sid, visitor_id: meta.visitorId, user_ref: null,
-      environment: meta.environment, first_seen_at: earliest, last_seen_at: earliest, entry_page: null,
-      exit_page: null, pages: '[]', page_count: 0, event_count: 0, signal_count: 0, signal_counts: '{}',
-      device_type: null, browser: null, os: null, viewport_bucket: null, app_version: null,
-      referrer_host: null, converted: 0,
-    }).onConflict((oc) => oc.columns(['site_id', 'sid']).doNothing()).execute();
+    // 1. Session rows exist and are locked.
+    const stubs = new Map<string, Insertable<SessionsTable>>();
+    for (const { meta, events } of live) {
+      const key = sessionKey(meta.siteId, meta.sid);
+      const earliest = Math.min(...events.map((e) => e.occurredAt));
+      const stub = stubs.get(key);
+      if (stub) stub.first_seen_at = Math.min(stub.first_seen_at, earliest);
+      else stubs.set(key, {
+        id: uuidv7(), site_id: meta.siteId, sid: meta.sid, visitor_id: meta.visitorId, user_ref: null,
+        environment: meta.environment, first_seen_at: earliest, last_seen_at: earliest, entry_page: null,
+        exit_page: null, pages: '[]', page_count: 0, event_count: 0, signal_count: 0, signal_counts: '{}',
+        device_type: null, browser: null, os: null, viewport_bucket: null, app_version: null,
+        referrer_host: null, converted: 0,
+      });
+    }
+    const ordered = [...stubs.values()].sort((a, b) => a.site_id.localeCompare(b.site_id) || a.sid.localeCompare(b.sid));
+    for (const rows of chunks(ordered)) {
+      await trx.insertInto('sessions').values(rows).onConflict((oc) => oc.columns(['site_id', 'sid']).doNothing()).execute();
+    }
+    const sessions = new Map<string, SessionRow>();
+    for (const rows of chunks(ordered)) {
+      let query = trx.selectFrom('sessions').selectAll()
+        .where((eb) => eb(eb.refTuple('site_id', 'sid'), 'in', rows.map((r) => eb.tuple(r.site_id, r.sid))))
+        .orderBy('site_id').orderBy('sid');
+      // SQLite transactions already hold the only write lock; PostgreSQL needs row locks.
+      if (dialect === 'postgres') query = query.forUpdate();
+      for (const row of await query.execute()) sessions.set(sessionKey(row.site_id, row.sid), row);
+    }
 
-    let sessionQuery = trx.selectFrom('sessions').selectAll().where('site_id', '=', meta.siteId).where('sid', '=', meta.sid);
-    // SQLite transactions already hold the only write lock; PostgreSQL needs the row lock.
-    if (dialect === 'postgres') sessionQuery = sessionQuery.forUpdate();
-    const session = await sessionQuery.executeTakeFirstOrThrow();
-
-    const ids = new Map<string, string>();
-    const eventRows: Insertable<EventsTable>[] = events.map((e) => {
-      const id = uuidv7();
-      ids.set(e.dedupeKey, id);
-      return {
-        id, site_id: meta.siteId, sid: meta.sid, visitor_id: meta.visitorId, type: e.type, page: e.page,
-        occurred_at: e.occurredAt, client_ts: e.clientTs, received_at: now, dedupe_key: e.dedupeKey,
-        name: e.name, signal_type: e.signalType, element: e.element, label: e.label, props: e.props,
-        referrer_page: e.referrerPage, environment: meta.environment,
-      };
+    // 2. Events; RETURNING tells which were new.
+    const eventIds = live.map(() => new Map<string, string>());
+    const eventRows: Insertable<EventsTable>[] = [];
+    live.forEach(({ meta, events, now }, b) => {
+      for (const e of events) {
+        const id = uuidv7();
+        eventIds[b].set(e.dedupeKey, id);
+        eventRows.push({
+          id, site_id: meta.siteId, sid: meta.sid, visitor_id: meta.visitorId, type: e.type, page: e.page,
+          occurred_at: e.occurredAt, client_ts: e.clientTs, received_at: now, dedupe_key: e.dedupeKey,
+          name: e.name, signal_type: e.signalType, element: e.element, label: e.label, props: e.props,
+          referrer_page: e.referrerPage, environment: meta.environment,
+        });
+      }
     });
-    const inserted = await trx.insertInto('events').values(eventRows)
-      .onConflict((oc) => oc.columns(['site_id', 'sid', 'dedupe_key']).doNothing())
-      .returning('dedupe_key').execute();
-    const freshKeys = new Set(inserted.map((r) => r.dedupe_key));
-    const fresh = events.filter((e) => freshKeys.has(e.dedupeKey));
+    const insertedIds = new Set<string>();
+    for (const rows of chunks(eventRows)) {
+      const inserted = await trx.insertInto('events').values(rows)
+        .onConflict((oc) => oc.columns(['site_id', 'sid', 'dedupe_key']).doNothing())
+        .returning('id').execute();
+      for (const r of inserted) insertedIds.add(r.id);
+    }
 
-    const signalRows: Insertable<SignalsTable>[] = fresh.filter((e) => e.signal).map((e) => ({
-      id: uuidv7(), site_id: meta.siteId, event_id: ids.get(e.dedupeKey)!, sid: meta.sid, visitor_id: meta.visitorId,
-      signal_type: e.signalType!, page: e.page, element: e.element ?? '', label: e.label,
-      confidence: e.signal!.confidence, occurred_at: e.occurredAt,
-      rx: e.signal!.rx, ry: e.signal!.ry, vx: e.signal!.vx, vy: e.signal!.vy, environment: meta.environment,
-    }));
-    if (signalRows.length > 0) await trx.insertInto('signals').values(signalRows).execute();
-
-    if (fresh.length > 0) {
-      const { id, site_id, sid, ...changes } = mergeSession(session, fresh, meta);
+    // 3. Signals of the new events, and the session rows they change.
+    const results: StoredBatch[] = [];
+    const signalRows: Insertable<SignalsTable>[] = [];
+    const changed = new Set<string>();
+    live.forEach(({ meta, events }, b) => {
+      const fresh = events.filter((e) => insertedIds.has(eventIds[b].get(e.dedupeKey)!));
+      results.push({ inserted: fresh.length, duplicates: events.length - fresh.length });
+      if (fresh.length === 0) return;
+      for (const e of fresh) {
+        if (!e.signal) continue;
+        signalRows.push({
+          id: uuidv7(), site_id: meta.siteId, event_id: eventIds[b].get(e.dedupeKey)!, sid: meta.sid, visitor_id: meta.visitorId,
+          signal_type: e.signalType!, page: e.page, element: e.element ?? '', label: e.label,
+          confidence: e.signal.confidence, occurred_at: e.occurredAt,
+          rx: e.signal.rx, ry: e.signal.ry, vx: e.signal.vx, vy: e.signal.vy, environment: meta.environment,
+        });
+      }
+      const key = sessionKey(meta.siteId, meta.sid);
+      sessions.set(key, mergeSession(sessions.get(key)!, fresh, meta));
+      changed.add(key);
+    });
+    for (const rows of chunks(signalRows)) await trx.insertInto('signals').values(rows).execute();
+    for (const key of changed) {
+      const { id, site_id: _site, sid: _sid, ...changes } = sessions.get(key)!;
       await trx.updateTable('sessions').set(changes).where('id', '=', id).execute();
     }
-    return { inserted: fresh.length, duplicates: events.length - fresh.length };
+
+    let next = 0;
+    return batches.map((b) => (b.events.length > 0 ? results[next++] : { inserted: 0, duplicates: 0 }));
   });
+}
+
+/** Batches that arrive while a group is being written join the next group. */
+export class IngestWriter {
+  private queue: (PendingBatch & { resolve(r: StoredBatch): void; reject(e: unknown): void })[] = [];
+  private draining: Promise<void> | null = null;
+
+  constructor(private readonly store: Store, private readonly maxGroup = 128) {}
+
+  write(batch: PendingBatch): Promise<StoredBatch> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ ...batch, resolve, reject });
+      this.draining ??= this.drain();
+    });
+  }
+
+  private async drain() {
+    // Let requests that are already parsed join this group.
+    await new Promise((done) => setImmediate(done));
+    while (this.queue.length > 0) {
+      const group = this.queue.splice(0, this.maxGroup);
+      try {
+        const results = await storeBatches(this.store.db, this.store.dialect, group);
+        group.forEach((p, i) => p.resolve(results[i]));
+      } catch {
+        // One bad batch must not fail its neighbours: retry each alone.
+        for (const p of group) {
+          try {
+            p.resolve((await storeBatches(this.store.db, this.store.dialect, [p]))[0]);
+          } catch (err) {
+            p.reject(err);
+          }
+        }
+      }
+    }
+    this.draining = null;
+  }
 }

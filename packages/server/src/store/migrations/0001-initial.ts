@@ -118,8 +118,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('environment', 'text', (c) => c.notNull())
     .addUniqueConstraint('events_dedupe', ['site_id', 'sid', 'dedupe_key']).execute();
   await s.createIndex('events_site_time').on('events').columns(['site_id', 'occurred_at']).execute();
+  // Every index costs each ingested row a b-tree insert: only the ones reads truly need.
   await s.createIndex('events_site_page_time').on('events').columns(['site_id', 'page', 'occurred_at']).execute();
-  await s.createIndex('events_site_name_time').on('events').columns(['site_id', 'name', 'occurred_at']).execute();
 
   await s.createTable('signals').$call(id)
     .addColumn('site_id', 'text', (c) => c.notNull())
@@ -139,7 +139,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('environment', 'text', (c) => c.notNull()).execute();
   await s.createIndex('signals_site_time').on('signals').columns(['site_id', 'occurred_at']).execute();
   await s.createIndex('signals_site_page_time').on('signals').columns(['site_id', 'page', 'occurred_at']).execute();
-  await s.createIndex('signals_site_page_element').on('signals').columns(['site_id', 'page', 'element', 'occurred_at']).execute();
   await s.createIndex('signals_site_sid').on('signals').columns(['site_id', 'sid']).execute();
 
   await s.createTable('page_scores').$call(id)

@@ -1,0 +1,37 @@
+// Housekeeping that runs inside `mallard serve`: expired raw data and deleted sites' data,
+// once at start and then every hour. Runs never overlap.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../store/db.ts';
+import { purgeDeletedSites } from '../features/sites/service.ts';
+import { purgeExpiredRawData } from './retention.ts';
+
+export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
+
+export function startMaintenance(store: Store, clock: Clock, retentionDays: number, log: FastifyBaseLogger) {
+  let running: Promise<void> | null = null;
+  const run = () => {
+    running ??= (async () => {
+      try {
+        const expired = await purgeExpiredRawData(store, clock.now(), retentionDays);
+        const deleted = await purgeDeletedSites(store);
+        if (expired + deleted > 0) log.info({ expired, deleted }, 'maintenance removed rows');
+      } catch (err) {
+        log.error({ err }, 'maintenance failed');
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
+  void run();
+  const timer = setInterval(run, MAINTENANCE_INTERVAL_MS);
+  timer.unref();
+  return {
+    /** Stops the timer and waits for a run in progress. */
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

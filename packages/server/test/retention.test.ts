@@ -1,0 +1,59 @@
+// Retention: raw data older than the period goes, in bounded batches; everything newer and
+// every derived table stays.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { purgeExpiredRawData } from '../src/jobs/retention.ts';
+import { createHarness, type Harness } from './helpers/harness.ts';
+import { DIALECTS } from './helpers/services.ts';
+
+const DAY = 24 * 60 * 60 * 1000;
+
+describe.each(DIALECTS)('retention on $name', ({ name, skip }) => {
+  let h: Harness;
+  beforeAll(async () => { if (!skip) h = await createHarness(name); });
+  afterAll(async () => { await h?.close(); });
+
+  it.skipIf(skip)('deletes events, signals and sessions past the period, in batches, and nothing else', async () => {
+    const a = await h.org('RetA');
+    const b = await h.org('RetB');
+    const now = h.clock.now();
+    const ages = [1, 30, 89, 91, 120, 400]; // days; the last three are expired at 90 days
+    for (const site of [a.site_id, b.site_id]) {
+      for (const [i, age] of ages.entries()) {
+        const at = now - age * DAY;
+        const sid = `${site.slice(-4)}${String(i).padStart(28, '0')}`;
+        await h.store.db.insertInto('sessions').values({
+          id: `${site.slice(0, 30)}s${i}`, site_id: site, sid, visitor_id: null, user_ref: null, environment: 'production',
+          first_seen_at: at, last_seen_at: at, entry_page: '/', exit_page: '/', pages: '["/"]', page_count: 1, event_count: 2,
+          signal_count: 1, signal_counts: '{}', device_type: null, browser: null, os: null, viewport_bucket: null,
+          app_version: null, referrer_host: null, converted: 0,
+        }).execute();
+        for (const type of ['pageview', 'signal']) {
+          await h.store.db.insertInto('events').values({
+            id: `${site.slice(0, 30)}e${i}${type[0]}`, site_id: site, sid, visitor_id: null, type, page: '/', occurred_at: at,
+            client_ts: at, received_at: at, dedupe_key: `${i}${type}`, name: null, signal_type: type === 'signal' ? 'rage_click' : null,
+            element: null, label: null, props: null, referrer_page: null, environment: 'production',
+          }).execute();
+        }
+        await h.store.db.insertInto('signals').values({
+          id: `${site.slice(0, 30)}g${i}`, site_id: site, event_id: `${site.slice(0, 30)}e${i}s`, sid, visitor_id: null,
+          signal_type: 'rage_click', page: '/', element: 'b', label: null, confidence: 1, occurred_at: at,
+          rx: null, ry: null, vx: null, vy: null, environment: 'production',
+        }).execute();
+      }
+      await h.store.db.insertInto('annotations').values({ id: `${site.slice(0, 30)}an`, site_id: site, page: null, message: 'old', author: null, created_at: now - 400 * DAY }).execute();
+    }
+
+    const removed = await purgeExpiredRawData(h.store, now, 90, 2);
+    // Per site: 3 expired sessions, 6 expired events, 3 expired signals.
+    expect(removed).toBe(2 * (3 + 6 + 3));
+    for (const site of [a.site_id, b.site_id]) {
+      const events = await h.store.db.selectFrom('events').select('occurred_at').where('site_id', '=', site).execute();
+      expect(events).toHaveLength(6);
+      expect(events.every((e) => e.occurred_at >= now - 90 * DAY)).toBe(true);
+      expect(await h.store.db.selectFrom('signals').select('id').where('site_id', '=', site).execute()).toHaveLength(3);
+      expect(await h.store.db.selectFrom('sessions').select('id').where('site_id', '=', site).execute()).toHaveLength(3);
+      expect(await h.store.db.selectFrom('annotations').select('id').where('site_id', '=', site).execute()).toHaveLength(1);
+    }
+    expect(await purgeExpiredRawData(h.store, now, 90, 2)).toBe(0);
+  });
+});
