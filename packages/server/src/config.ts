@@ -20,6 +20,7 @@ export interface Config {
   demo: boolean;
   allowPrivateTargets: boolean;
   retentionDays: number;
+  pipelineIntervalMs: number;
   dataDir: string;
 }
 
@@ -107,6 +108,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demo: flag(env, 'MALLARD_DEMO', true),
     allowPrivateTargets: flag(env, 'MALLARD_ALLOW_PRIVATE_TARGETS', false),
     retentionDays: int(env, 'MALLARD_RETENTION_DAYS', 90, 1, 3650),
+    pipelineIntervalMs: int(env, 'MALLARD_PIPELINE_INTERVAL_MIN', 15, 1, 1440) * 60_000,
     dataDir,
   };
 }

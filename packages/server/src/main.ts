@@ -8,6 +8,10 @@ import { AppError } from './http/errors.ts';
 import { openStore } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { startServer } from './server.ts';
+import { startWorker } from './worker.ts';
+import { activeSiteIds, runCycle } from './pipeline/cycle.ts';
+import { pino } from 'pino';
+import { Presets, SingleBar } from 'cli-progress';
 import { bootstrapOrg } from './features/orgs/bootstrap.ts';
 
 class UsageError extends Error {}
@@ -18,21 +22,98 @@ const program = new Command()
   .showHelpAfterError('(run with --help for usage)')
   .exitOverride();
 
+/** Stops gracefully on SIGTERM or SIGINT: finish what is running, then exit 0. */
+function stopOnSignal(log: { info(msg: string): void }, stop: () => Promise<void>) {
+  const shutdown = (signal: string) => {
+    log.info(`${signal} received, shutting down`);
+    stop().then(() => process.exit(0), (err) => {
+      console.error(`mallard: shutdown failed: ${(err as Error).message}`);
+      process.exit(1);
+    });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+function parseTime(value: string, flag: string): number {
+  const ms = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(ms)) throw new UsageError(`${flag} must be an ISO 8601 time, got "${value}"`);
+  return ms;
+}
+
 program.command('serve')
-  .description('Run the HTTP API (migrates the store first). Listens on HOST:PORT (default 127.0.0.1:8787).')
+  .description('Run the HTTP API with the pipeline scheduler and housekeeping (migrates the store first). Listens on HOST:PORT (default 127.0.0.1:8787).')
+  .option('--no-worker', 'serve the API only; run `mallard worker` separately for the pipeline')
+  .action(async (opts: { worker: boolean }) => {
+    const config = loadConfig();
+    const server = await startServer(config, systemClock, { worker: opts.worker });
+    server.app.log.info(`Mallard listening on ${server.url}${opts.worker ? '' : ' (API only, no worker)'}`);
+    stopOnSignal(server.app.log, server.stop);
+  });
+
+program.command('worker')
+  .description('Run the pipeline scheduler and housekeeping without HTTP (migrates the store first).')
   .action(async () => {
     const config = loadConfig();
-    const server = await startServer(config, systemClock);
-    server.app.log.info(`Mallard listening on ${server.url}`);
-    const shutdown = (signal: string) => {
-      server.app.log.info(`${signal} received, shutting down`);
-      server.stop().then(() => process.exit(0), (err) => {
-        console.error(`mallard: shutdown failed: ${(err as Error).message}`);
-        process.exit(1);
-      });
-    };
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    process.once('SIGINT', () => shutdown('SIGINT'));
+    const store = openStore(config.databaseUrl);
+    await migrateToLatest(store.db);
+    const log = pino({ level: config.logLevel });
+    const worker = startWorker(store, systemClock, config, log);
+    log.info(`Mallard worker running: a cycle every ${config.pipelineIntervalMs / 60_000} min`);
+    stopOnSignal(log, async () => {
+      await worker.stop();
+      await store.close();
+    });
+  });
+
+program.command('pipeline')
+  .description('Run one pipeline cycle as of a time (default now, unrounded), or every cycle of a past range with --from/--to.')
+  .option('--site <id>', 'only this site (default: every site)')
+  .option('--at <iso8601>', 'the cycle time (default now)')
+  .option('--from <iso8601>', 'backfill: first cycle time (rounded up to the interval)')
+  .option('--to <iso8601>', 'backfill: last cycle time (default now)')
+  .action(async (opts: { site?: string; at?: string; from?: string; to?: string }) => {
+    if (opts.at && (opts.from || opts.to)) throw new UsageError('--at cannot be combined with --from/--to');
+    if (opts.to && !opts.from) throw new UsageError('--to needs --from');
+    const config = loadConfig();
+    const interval = config.pipelineIntervalMs;
+    let times: number[];
+    if (opts.from) {
+      const from = Math.ceil(parseTime(opts.from, '--from') / interval) * interval;
+      const to = opts.to ? parseTime(opts.to, '--to') : systemClock.now();
+      if (to < from) throw new UsageError('--to must not be before --from');
+      times = [];
+      for (let t = from; t <= to; t += interval) times.push(t);
+    } else {
+      times = [opts.at ? parseTime(opts.at, '--at') : systemClock.now()];
+    }
+    const store = openStore(config.databaseUrl);
+    try {
+      await migrateToLatest(store.db);
+      const sites = opts.site ? [opts.site] : await activeSiteIds(store.db);
+      if (opts.site && !(await store.db.selectFrom('sites').select('id').where('id', '=', opts.site).where('deleted_at', 'is', null).executeTakeFirst())) {
+        throw new UsageError(`--site ${opts.site} is not a site`);
+      }
+      const bar = times.length > 1 ? new SingleBar({ format: 'backfill [{bar}] {value}/{total} cycles {eta_formatted} left', stream: process.stderr }, Presets.legacy) : null;
+      bar?.start(times.length * sites.length, 0);
+      let done = 0;
+      let busy = 0;
+      for (const at of times) {
+        for (const siteId of sites) {
+          const result = await runCycle(store.db, siteId, at, { intervalMs: interval, clock: systemClock });
+          if (result.status === 'busy') busy++; else done++;
+          if (!bar && result.status === 'done') {
+            console.log(`site ${siteId} cycle ${new Date(at).toISOString()}: ${result.scores.scored} pages scored, ${result.scores.stale} stale, overall ${result.scores.overallScore}`);
+          }
+          bar?.increment();
+        }
+      }
+      bar?.stop();
+      if (bar) console.log(`${done} cycles run over ${sites.length} site(s) from ${new Date(times[0]).toISOString()} to ${new Date(times[times.length - 1]).toISOString()}`);
+      if (busy) console.log(`${busy} cycle(s) skipped: another process was running that site`);
+    } finally {
+      await store.close();
+    }
   });
 
 program.command('migrate')

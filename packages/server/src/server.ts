@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
-import { startMaintenance } from './jobs/maintenance.ts';
+import { startWorker } from './worker.ts';
 
 export function createLimiter(config: Config): RateLimiter {
   if (!config.redisUrl) return new MemoryRateLimiter();
@@ -17,7 +17,7 @@ export function createLimiter(config: Config): RateLimiter {
 
 export interface RunningServer { app: App; store: Store; url: string; stop(): Promise<void> }
 
-export async function startServer(config: Config, clock: Clock = systemClock): Promise<RunningServer> {
+export async function startServer(config: Config, clock: Clock = systemClock, options: { worker?: boolean } = {}): Promise<RunningServer> {
   const store = openStore(config.databaseUrl);
   await migrateToLatest(store.db);
   const limiter = createLimiter(config);
@@ -26,14 +26,14 @@ export async function startServer(config: Config, clock: Clock = systemClock): P
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
   });
   await app.listen({ port: config.port, host: config.host });
-  const maintenance = startMaintenance(store, clock, config.retentionDays, app.log);
+  const worker = options.worker === false ? null : startWorker(store, clock, config, app.log);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   let stopping: Promise<void> | null = null;
   const stop = () => {
     stopping ??= (async () => {
       await app.close();
-      await maintenance.stop();
+      await worker?.stop();
       await limiter.close();
       await store.close();
     })();

@@ -1,7 +1,10 @@
 // Every feature's routes, under /v1 except the health probes.
 import type { App } from '../app.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
+import { annotationRoutes } from './annotations/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { deployRoutes } from './deploys/routes.ts';
+import { scoreRoutes } from './scores/routes.ts';
 import { heatmapRoutes } from './heatmaps/routes.ts';
 import { journeyRoutes } from './journeys/routes.ts';
 import { rawRoutes } from './raw/routes.ts';
@@ -20,6 +23,7 @@ export async function registerFeatures(app: App) {
     for (const routes of [
       funRoutes, authRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes,
       sessionRoutes, heatmapRoutes, journeyRoutes, rawRoutes,
+      scoreRoutes, deployRoutes, annotationRoutes,
     ]) {
       await v1.register(routes);
     }

@@ -2,9 +2,11 @@
 // and run the same way at start and from `mallard migrate`.
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as initial from './migrations/0001-initial.ts';
+import * as pipeline from './migrations/0002-pipeline.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-pipeline': pipeline,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -145,6 +145,13 @@ export interface OutboxTable {
   attempts: number; next_attempt_at: Ms; created_at: Ms; processed_at: Ms | null;
 }
 
+export interface SiteScoreHistoryTable {
+  id: string; site_id: string; cycle_at: Ms; overall_score: number; raw_score: number;
+  deviation: number | null; trend: string; active_users: number; affected_users: number;
+  window_start: Ms;
+}
+export interface PipelineClaimsTable { site_id: string; holder: string; cycle_at: Ms; expires_at: Ms }
+
 export interface Database {
   orgs: OrgsTable;
   org_settings: OrgSettingsTable;
@@ -174,6 +181,8 @@ export interface Database {
   sdk_configs: SdkConfigsTable;
   audit_log: AuditLogTable;
   outbox: OutboxTable;
+  site_score_history: SiteScoreHistoryTable;
+  pipeline_claims: PipelineClaimsTable;
 }
 
 export type Org = Selectable<OrgsTable>;

@@ -106,6 +106,7 @@ export async function deleteSite(store: Store, auth: AuthContext, siteId: string
 const SITE_TABLES = [
   'signals', 'events', 'sessions', 'score_history', 'page_scores', 'ux_issues', 'alerts', 'alert_rules',
   'deploys', 'annotations', 'webhook_deliveries', 'webhooks', 'integrations', 'sdk_configs', 'outbox',
+  'site_score_history',
 ] as const;
 
 /** Deletes the data of deleted sites in bounded batches, so a huge site never holds one long lock. */

@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../app.ts';
+import { Envelope, ok } from '../../http/envelope.ts';
+import { QUERY_ACCESS } from '../../http/query.ts';
+import { resolveSite } from '../../http/sites.ts';
+import { CreateDeployBody, DeployRecord, ListDeploysQuery, RelatedIssue } from './schemas.ts';
+import { getDeploy, listDeploys, recordDeploy } from './service.ts';
+
+export async function deployRoutes(app: App) {
+  const { store, clock } = app.services;
+
+  app.post('/manage/deploys', {
+    config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'member' } },
+    schema: { tags: ['deploys'], summary: 'Record a deploy (from CI); captures the site\'s score before it', body: CreateDeployBody, response: { 201: Envelope(DeployRecord) } },
+  }, async (request, reply) => {
+    reply.code(201);
+    return ok(await recordDeploy(store, request.auth!, request.body, clock.now()));
+  });
+
+  app.get('/query/deploys', {
+    config: { access: QUERY_ACCESS },
+    schema: {
+      tags: ['query'], summary: 'Deploys, newest first, with confusion before and after', querystring: ListDeploysQuery,
+      response: { 200: Envelope(Type.Object({ deploys: Type.Array(DeployRecord), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() })) },
+    },
+  }, async (request) => {
+    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    return ok(await listDeploys(store, site.id, request.query.environment, request.query.offset ?? 0, request.query.limit ?? 50));
+  });
+
+  app.get('/query/deploys/:deploy_id', {
+    config: { access: QUERY_ACCESS },
+    schema: {
+      tags: ['query'], summary: 'One deploy with related issues',
+      params: Type.Object({ deploy_id: Type.String() }),
+      querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
+      response: { 200: Envelope(Type.Intersect([DeployRecord, Type.Object({ related_issues: Type.Array(RelatedIssue) })])) },
+    },
+  }, async (request) => {
+    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    return ok(await getDeploy(store, site.id, request.params.deploy_id.toLowerCase()));
+  });
+}

@@ -1,0 +1,52 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IsoTime, Nullable, NullableIsoTime, PagingQuery, Uuid } from '../../http/schemas.ts';
+
+const PageSnapshot = Type.Object({ page: Type.String(), score: Type.Number(), active_users: Type.Integer() });
+
+export const DeployRecord = Type.Object({
+  id: Uuid,
+  site_id: Uuid,
+  version: Type.String(),
+  environment: Type.String(),
+  deployed_at: IsoTime,
+  commit_sha: Nullable(Type.String()),
+  author: Nullable(Type.String()),
+  pr_number: Nullable(Type.Integer()),
+  provider: Nullable(Type.String()),
+  url: Nullable(Type.String()),
+  description: Nullable(Type.String()),
+  confusion_before: Type.Number({ description: 'Site overall score when the deploy was recorded' }),
+  confusion_after: Nullable(Type.Number({ description: 'Site overall score from the deploy on; null until 5 minutes of post-deploy data' })),
+  delta: Nullable(Type.Number({ description: 'after - before; positive means worse' })),
+  pages_before: Type.Array(PageSnapshot),
+  pages_after: Nullable(Type.Array(PageSnapshot)),
+  after_computed_at: NullableIsoTime,
+  created_at: IsoTime,
+});
+export type DeployRecord = Static<typeof DeployRecord>;
+
+export const CreateDeployBody = Type.Object({
+  site_id: Type.Optional(Type.String({ maxLength: 64 })),
+  version: Type.String({ minLength: 1, maxLength: 128 }),
+  environment: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$' })),
+  deployed_at: Type.Optional(Type.String({ format: 'date-time' })),
+  commit_sha: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  author: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  pr_number: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000_000 })),
+  provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  description: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+}, { additionalProperties: false });
+export type CreateDeployBody = Static<typeof CreateDeployBody>;
+
+export const ListDeploysQuery = Type.Object({
+  site_id: Type.Optional(Type.String({ maxLength: 64 })),
+  environment: Type.Optional(Type.String({ maxLength: 64 })),
+  ...PagingQuery,
+});
+
+export const RelatedIssue = Type.Object({
+  id: Uuid, title: Type.String(), page: Type.String(), type: Type.String(), severity: Type.String(), status: Type.String(),
+  relation: Type.String({ description: 'verification (a record against this deploy) or appeared_after (first seen within 48 hours after it)' }),
+  verification_result: Nullable(Type.String()),
+});

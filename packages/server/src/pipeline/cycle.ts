@@ -1,0 +1,72 @@
+// One pipeline cycle for one site as of a time T: claim the site, score pages, refresh
+// deploys' confusion_after, release. Later steps (clustering, alerts, delivery) join here.
+// Every step is a function of the stored data and T; the wall clock is used only for the
+// claim's lease, so two processes never run the same site at once.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { Database } from '../store/tables.ts';
+import { scorePagesStep, scoreSpan, type ScoreStepResult } from './score-pages.ts';
+
+export const DEFAULT_INTERVAL_MS = 15 * 60 * 1000;
+/** A claim lapses after this long, so a crashed process never blocks a site for good. */
+export const CLAIM_LEASE_MS = 10 * 60 * 1000;
+/** Deploys get confusion_after from the first cycle this long after them... */
+export const DEPLOY_SETTLE_MS = 5 * 60 * 1000;
+/** ...and keep refreshing it for this long. */
+export const DEPLOY_TRACK_MS = 48 * 60 * 60 * 1000;
+
+export interface CycleOptions { intervalMs: number; clock: Clock; holder?: string }
+
+export type CycleResult = { siteId: string; cycleAt: number; status: 'done'; scores: ScoreStepResult; deploysUpdated: number } | { siteId: string; cycleAt: number; status: 'busy' };
+
+export async function claimSite(db: Kysely<Database>, siteId: string, holder: string, cycleAt: number, now: number): Promise<boolean> {
+  const claimed = await db.insertInto('pipeline_claims').values({ site_id: siteId, holder, cycle_at: cycleAt, expires_at: now + CLAIM_LEASE_MS })
+    .onConflict((oc) => oc.column('site_id').doUpdateSet({ holder, cycle_at: cycleAt, expires_at: now + CLAIM_LEASE_MS })
+      .where('pipeline_claims.expires_at', '<=', now))
+    .returning('holder').executeTakeFirst();
+  return claimed?.holder === holder;
+}
+
+export async function releaseSite(db: Kysely<Database>, siteId: string, holder: string) {
+  await db.deleteFrom('pipeline_claims').where('site_id', '=', siteId).where('holder', '=', holder).execute();
+}
+
+/** Deploys between 5 minutes and 48 hours old get their after-score from [deploy, T). */
+export async function refreshDeploysAfter(db: Kysely<Database>, siteId: string, cycleAt: number): Promise<number> {
+  const deploys = await db.selectFrom('deploys').select(['id', 'deployed_at', 'confusion_before'])
+    .where('site_id', '=', siteId)
+    .where('deployed_at', '<=', cycleAt - DEPLOY_SETTLE_MS)
+    .where('deployed_at', '>=', cycleAt - DEPLOY_TRACK_MS)
+    .execute();
+  for (const deploy of deploys) {
+    const after = await scoreSpan(db, siteId, deploy.deployed_at, cycleAt);
+    await db.updateTable('deploys').set({
+      confusion_after: after.overall,
+      delta: Math.round((after.overall - deploy.confusion_before) * 10) / 10,
+      pages_after: JSON.stringify(after.pages),
+      after_computed_at: cycleAt,
+    }).where('id', '=', deploy.id).execute();
+  }
+  return deploys.length;
+}
+
+export async function runCycle(db: Kysely<Database>, siteId: string, cycleAt: number, options: CycleOptions): Promise<CycleResult> {
+  const holder = options.holder ?? randomUUID();
+  if (!(await claimSite(db, siteId, holder, cycleAt, options.clock.now()))) return { siteId, cycleAt, status: 'busy' };
+  try {
+    const scores = await scorePagesStep(db, siteId, cycleAt, options.intervalMs);
+    const deploysUpdated = await refreshDeploysAfter(db, siteId, cycleAt);
+    return { siteId, cycleAt, status: 'done', scores, deploysUpdated };
+  } finally {
+    await releaseSite(db, siteId, holder);
+  }
+}
+
+/** Cycle times are multiples of the interval in UTC. */
+export const cycleTimeAt = (ms: number, intervalMs: number) => Math.floor(ms / intervalMs) * intervalMs;
+
+export async function activeSiteIds(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('sites').select('id').where('deleted_at', 'is', null).orderBy('id').execute();
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,185 @@
+// Step 1 of a cycle: load what the scoring window needs, score every page and the site,
+// save. The loads read the cycle's window (and, for quiet pages, up to 24 hours) plus
+// aggregates of 7 days of score history, so a cycle's work grows with recent activity,
+// never with the size of the history.
+import { v7 as uuidv7 } from 'uuid';
+import { sql, type Kysely } from 'kysely';
+import type { Database, PageScoresTable } from '../store/tables.ts';
+import { weightResolver } from './weights.ts';
+import { loadSignalWeights } from './site-config.ts';
+import {
+  BASELINE_MS, baseline, clampScore, deviationFrom, MAX_WINDOW_MS, MIN_ACTIVE_FOR_WINDOW, MIN_ACTIVE_TO_SCORE,
+  overallScore, rawScore, scorePage, scoringWindow, trendOf, weighSignals, type PageScore, type RawSums, type SignalFire,
+} from './scoring.ts';
+
+interface PageFire extends SignalFire { page: string; element: string }
+
+export interface ScoreStepResult { scored: number; stale: number; overallScore: number; activeUsers: number }
+
+const user = sql<string>`coalesce(visitor_id, sid)`;
+
+/** Per page, per user: the time of the user's latest event on the page in [from, to). */
+async function lastSeenByPage(db: Kysely<Database>, siteId: string, from: number, to: number, skipPages: string[]) {
+  let query = db.selectFrom('events').select(['page', user.as('u'), (eb) => eb.fn.max('occurred_at').as('last')])
+    .where('site_id', '=', siteId).where('occurred_at', '>=', from).where('occurred_at', '<', to);
+  if (skipPages.length) query = query.where('page', 'not in', skipPages);
+  return query.groupBy(['page', user]).execute();
+}
+
+async function firesBetween(db: Kysely<Database>, siteId: string, from: number, to: number, onlyPages?: string[]): Promise<PageFire[]> {
+  if (onlyPages && onlyPages.length === 0) return [];
+  let query = db.selectFrom('signals').select(['page', 'signal_type', 'element', 'confidence', 'occurred_at', user.as('u')])
+    .where('site_id', '=', siteId).where('occurred_at', '>=', from).where('occurred_at', '<', to);
+  if (onlyPages) query = query.where('page', 'in', onlyPages);
+  const rows = await query.execute();
+  return rows.map((r) => ({ page: r.page, element: r.element, type: r.signal_type, user: r.u, confidence: r.confidence, at: r.occurred_at }));
+}
+
+/** Signals of ignored issues are left out from the cycle after the issue was ignored. */
+async function ignoredFingerprints(db: Kysely<Database>, siteId: string, cycleAt: number) {
+  const rows = await db.selectFrom('ux_issues').select(['page', 'type', 'element_selector'])
+    .where('site_id', '=', siteId).where('status', '=', 'ignored').where('ignored_at', '<', cycleAt).execute();
+  return new Set(rows.map((r) => `${r.page}\u0000${r.type}\u0000${r.element_selector}`));
+}
+
+async function historySums(db: Kysely<Database>, siteId: string, cycleAt: number): Promise<Map<string, RawSums>> {
+  const rows = await db.selectFrom('score_history')
+    .select(['page', (eb) => eb.fn.countAll().as('n'), (eb) => eb.fn.sum('raw_score').as('s'), sql<number>`sum(raw_score * raw_score)`.as('ss')])
+    .where('site_id', '=', siteId).where('cycle_at', '>=', cycleAt - BASELINE_MS).where('cycle_at', '<', cycleAt)
+    .groupBy('page').execute();
+  return new Map(rows.map((r) => [r.page, { n: Number(r.n), sum: Number(r.s), sumSquares: Number(r.ss) }]));
+}
+
+export interface ActivityWindow {
+  /** Per page: its users' latest event times within the last 24 hours. */
+  lastSeen: Map<string, number[]>;
+  /** Per user: latest event time on any page. */
+  siteLastSeen: number[];
+  fires: PageFire[];
+}
+
+/** Activity of [cycleAt - 24 h, cycleAt), read as narrowly as the windows allow. */
+export async function loadActivity(db: Kysely<Database>, siteId: string, cycleAt: number, intervalMs: number): Promise<ActivityWindow> {
+  const recent = await lastSeenByPage(db, siteId, cycleAt - intervalMs, cycleAt, []);
+  const perPage = new Map<string, Map<string, number>>();
+  const add = (page: string, u: string, last: number) => {
+    let users = perPage.get(page);
+    if (!users) perPage.set(page, (users = new Map()));
+    users.set(u, Math.max(users.get(u) ?? 0, last));
+  };
+  for (const r of recent) add(r.page, r.u, Number(r.last));
+  // Pages that already have 10 users in the last interval never look further back.
+  const busy = [...perPage.entries()].filter(([, users]) => users.size >= MIN_ACTIVE_FOR_WINDOW).map(([page]) => page);
+  const older = await lastSeenByPage(db, siteId, cycleAt - MAX_WINDOW_MS, cycleAt - intervalMs, busy);
+  for (const r of older) add(r.page, r.u, Number(r.last));
+  const quiet = [...perPage.keys()].filter((p) => !busy.includes(p));
+
+  const fires = [
+    ...(await firesBetween(db, siteId, cycleAt - intervalMs, cycleAt)),
+    ...(await firesBetween(db, siteId, cycleAt - MAX_WINDOW_MS, cycleAt - intervalMs, quiet)),
+  ];
+  const siteUsers = new Map<string, number>();
+  for (const users of perPage.values()) for (const [u, last] of users) siteUsers.set(u, Math.max(siteUsers.get(u) ?? 0, last));
+  return {
+    lastSeen: new Map([...perPage.entries()].map(([page, users]) => [page, [...users.values()]])),
+    siteLastSeen: [...siteUsers.values()],
+    fires,
+  };
+}
+
+export async function scorePagesStep(db: Kysely<Database>, siteId: string, cycleAt: number, intervalMs: number): Promise<ScoreStepResult> {
+  const weight = weightResolver(await loadSignalWeights(db, siteId));
+  const ignored = await ignoredFingerprints(db, siteId, cycleAt);
+  const activity = await loadActivity(db, siteId, cycleAt, intervalMs);
+  const fires = activity.fires.filter((f) => !ignored.has(`${f.page}\u0000${f.type}\u0000${f.element}`));
+  const firesByPage = new Map<string, PageFire[]>();
+  for (const f of fires) (firesByPage.get(f.page) ?? firesByPage.set(f.page, []).get(f.page)!).push(f);
+
+  const previous = new Map((await db.selectFrom('page_scores').selectAll().where('site_id', '=', siteId).execute()).map((r) => [r.page, r]));
+  const sums = await historySums(db, siteId, cycleAt);
+
+  const scored: { page: string; start: number; result: PageScore }[] = [];
+  const stale: string[] = [];
+  for (const page of new Set([...activity.lastSeen.keys(), ...previous.keys()])) {
+    const window = scoringWindow(activity.lastSeen.get(page) ?? [], cycleAt, intervalMs);
+    if (window.activeUsers < MIN_ACTIVE_TO_SCORE) {
+      // Too few users to score honestly: keep the previous score, marked stale, no history.
+      if (previous.has(page)) stale.push(page);
+      continue;
+    }
+    const firstSeen = previous.get(page)?.first_seen_at ?? cycleAt;
+    const base = baseline(sums.get(page) ?? { n: 0, sum: 0, sumSquares: 0 }, cycleAt - firstSeen);
+    const pageFires = (firesByPage.get(page) ?? []).filter((f) => f.at >= window.start);
+    scored.push({ page, start: window.start, result: scorePage({ fires: pageFires, activeUsers: window.activeUsers, weight, baseline: base }) });
+  }
+
+  // The site: every counted signal over every active user in the site's own window.
+  const siteWindow = scoringWindow(activity.siteLastSeen, cycleAt, intervalMs);
+  const siteFires = fires.filter((f) => f.at >= siteWindow.start);
+  const siteWeighed = weighSignals(siteFires, weight);
+  const siteAffected = new Set(siteFires.filter((f) => weight(f.type) > 0).map((f) => f.user)).size;
+  const siteRaw = rawScore(siteWeighed.total, siteWindow.activeUsers, siteAffected);
+  const siteSums = await db.selectFrom('site_score_history')
+    .select([(eb) => eb.fn.countAll().as('n'), (eb) => eb.fn.sum('raw_score').as('s'), sql<number>`sum(raw_score * raw_score)`.as('ss')])
+    .where('site_id', '=', siteId).where('cycle_at', '>=', cycleAt - BASELINE_MS).where('cycle_at', '<', cycleAt).executeTakeFirst();
+  const siteFirst = await db.selectFrom('site_score_history').select((eb) => eb.fn.min('cycle_at').as('first')).where('site_id', '=', siteId).executeTakeFirst();
+  const siteBase = baseline({ n: Number(siteSums?.n ?? 0), sum: Number(siteSums?.s ?? 0), sumSquares: Number(siteSums?.ss ?? 0) }, siteFirst?.first != null ? cycleAt - Number(siteFirst.first) : 0);
+  const siteDeviation = deviationFrom(siteRaw, siteBase);
+
+  // Stale pages still count toward the overall score, weighted by their last active users.
+  const overall = overallScore([
+    ...scored.map((s) => ({ score: s.result.score, activeUsers: s.result.activeUsers })),
+    ...stale.map((page) => ({ score: previous.get(page)!.score, activeUsers: previous.get(page)!.active_users })),
+  ]);
+
+  await db.transaction().execute(async (trx) => {
+    // Running the same cycle again replaces its rows.
+    await trx.deleteFrom('score_history').where('site_id', '=', siteId).where('cycle_at', '=', cycleAt).execute();
+    await trx.deleteFrom('site_score_history').where('site_id', '=', siteId).where('cycle_at', '=', cycleAt).execute();
+    for (const { page, start, result } of scored) {
+      const breakdown = JSON.stringify(result.breakdown);
+      await trx.insertInto('score_history').values({
+        id: uuidv7(), site_id: siteId, page, cycle_at: cycleAt, score: result.score, raw_score: result.raw,
+        deviation: result.deviation, trend: result.trend, active_users: result.activeUsers,
+        affected_users: result.affectedUsers, breakdown,
+      }).execute();
+      const row: Omit<PageScoresTable, 'id' | 'first_seen_at'> = {
+        site_id: siteId, page, score: result.score, raw_score: result.raw, trend: result.trend, deviation: result.deviation,
+        duck_state: result.duckState, dominant_signal: result.dominantSignal, breakdown, active_users: result.activeUsers,
+        affected_users: result.affectedUsers, frustrated_users: result.frustratedUsers, signal_count: result.signalCount,
+        window_start: start, window_end: cycleAt, stale: 0, computed_at: cycleAt,
+      };
+      // page_scores holds the latest cycle: an older cycle run again (a backfill) leaves it alone.
+      await trx.insertInto('page_scores').values({ id: uuidv7(), first_seen_at: cycleAt, ...row })
+        .onConflict((oc) => oc.columns(['site_id', 'page']).doUpdateSet(row).where('page_scores.computed_at', '<=', cycleAt))
+        .execute();
+    }
+    if (stale.length) {
+      await trx.updateTable('page_scores').set({ stale: 1 })
+        .where('site_id', '=', siteId).where('page', 'in', stale).where('computed_at', '<=', cycleAt).execute();
+    }
+    await trx.insertInto('site_score_history').values({
+      id: uuidv7(), site_id: siteId, cycle_at: cycleAt, overall_score: overall, raw_score: Math.round(siteRaw * 10_000) / 10_000,
+      deviation: siteDeviation, trend: trendOf(siteDeviation), active_users: siteWindow.activeUsers, affected_users: siteAffected,
+      window_start: siteWindow.start,
+    }).execute();
+  });
+  return { scored: scored.length, stale: stale.length, overallScore: overall, activeUsers: siteWindow.activeUsers };
+}
+
+/** Scores of the window [from, to) without extension: what deploy before/after comparisons use. */
+export async function scoreSpan(db: Kysely<Database>, siteId: string, from: number, to: number) {
+  const weight = weightResolver(await loadSignalWeights(db, siteId));
+  const users = await lastSeenByPage(db, siteId, from, to, []);
+  const fires = await firesBetween(db, siteId, from, to);
+  const active = new Map<string, number>();
+  for (const r of users) active.set(r.page, (active.get(r.page) ?? 0) + 1);
+  const pages = [...active.entries()].map(([page, activeUsers]) => {
+    const pageFires = fires.filter((f) => f.page === page);
+    const { total } = weighSignals(pageFires, weight);
+    const affected = new Set(pageFires.filter((f) => weight(f.type) > 0).map((f) => f.user)).size;
+    return { page, score: clampScore(rawScore(total, activeUsers, affected)), active_users: activeUsers };
+  }).sort((a, b) => b.score - a.score || b.active_users - a.active_users || a.page.localeCompare(b.page));
+  return { overall: overallScore(pages.map((p) => ({ score: p.score, activeUsers: p.active_users }))), pages };
+}
+

@@ -1,0 +1,180 @@
+// Pure: page and site confusion scores (DOMAIN.md section 3). Inputs are plain values, so
+// every rule is tested with tables of cases; nothing here reads a clock or a store.
+
+export type Trend = 'up' | 'down' | 'stable';
+export type DuckState = 'calm' | 'watching' | 'alert' | 'flustered' | 'critical';
+
+export const MIN_ACTIVE_FOR_WINDOW = 10;
+export const MIN_ACTIVE_TO_SCORE = 3;
+export const MAX_WINDOW_MS = 24 * 60 * 60 * 1000;
+export const BASELINE_MS = 7 * 24 * 60 * 60 * 1000;
+export const BASELINE_MIN_ROWS = 7;
+
+export interface SignalFire {
+  type: string;
+  user: string;
+  confidence: number;
+  at: number;
+}
+
+export interface BreakdownRow { signal: string; count: number; weight: number; weighted_score: number; percentage: number }
+
+export interface Baseline { mean: number; stdDev: number; rows: number; mature: boolean }
+
+export interface PageScore {
+  score: number;
+  raw: number;
+  breakdown: BreakdownRow[];
+  dominantSignal: string | null;
+  activeUsers: number;
+  affectedUsers: number;
+  frustratedUsers: number;
+  signalCount: number;
+  deviation: number | null;
+  trend: Trend;
+  duckState: DuckState;
+}
+
+/** Co-occurrence multiplier by the number of frustrated users. */
+export function multiplier(frustrated: number): number {
+  if (frustrated >= 50) return 2.5;
+  if (frustrated >= 20) return 2.0;
+  if (frustrated >= 10) return 1.5;
+  return 1.0;
+}
+
+export const round1 = (value: number) => Math.round((value + Number.EPSILON) * 10) / 10;
+const round4 = (value: number) => Math.round(value * 10_000) / 10_000;
+
+export function duckState(score: number): DuckState {
+  if (score <= 20) return 'calm';
+  if (score <= 40) return 'watching';
+  if (score <= 60) return 'alert';
+  if (score <= 80) return 'flustered';
+  return 'critical';
+}
+
+export const DUCK_LABELS: Record<DuckState, string> = {
+  calm: 'everything normal',
+  watching: 'mild friction',
+  alert: 'noticeable confusion',
+  flustered: 'significant frustration',
+  critical: 'something is broken',
+};
+
+export interface RawSums { n: number; sum: number; sumSquares: number }
+
+export const sumsOf = (raws: readonly number[]): RawSums =>
+  ({ n: raws.length, sum: raws.reduce((a, b) => a + b, 0), sumSquares: raws.reduce((a, b) => a + b * b, 0) });
+
+/**
+ * Mean and sample standard deviation (n - 1) of the trailing 7 days' raw scores, from their
+ * count, sum and sum of squares (so the store aggregates them). Mature when the page's
+ * history spans at least 7 days and the window holds at least 7 rows.
+ */
+export function baseline(sums: RawSums, historySpanMs: number): Baseline {
+  const { n, sum, sumSquares } = sums;
+  const mean = n ? sum / n : 0;
+  const variance = n > 1 ? Math.max(0, (sumSquares - (sum * sum) / n) / (n - 1)) : 0;
+  return { mean, stdDev: Math.sqrt(variance), rows: n, mature: n >= BASELINE_MIN_ROWS && historySpanMs >= BASELINE_MS };
+}
+
+/** The z-score against a mature baseline, with the standard deviation floored at 1. */
+export function deviationFrom(raw: number, base: Baseline | null): number | null {
+  if (!base || !base.mature) return null;
+  return round4((raw - base.mean) / Math.max(base.stdDev, 1));
+}
+
+export function trendOf(deviation: number | null): Trend {
+  if (deviation === null) return 'stable';
+  if (deviation > 1) return 'up';
+  if (deviation < -1) return 'down';
+  return 'stable';
+}
+
+/**
+ * The weighted signal total and its breakdown: per type, weight x sum of confidences,
+ * sorted by weighted score (ties by type name); a weight of 0 switches a type off.
+ */
+export function weighSignals(fires: readonly SignalFire[], weight: (type: string) => number) {
+  const byType = new Map<string, { count: number; confidence: number }>();
+  for (const fire of fires) {
+    if (weight(fire.type) <= 0) continue;
+    const entry = byType.get(fire.type) ?? { count: 0, confidence: 0 };
+    entry.count++;
+    entry.confidence += fire.confidence;
+    byType.set(fire.type, entry);
+  }
+  const rows = [...byType.entries()].map(([signal, { count, confidence }]) => ({
+    signal, count, weight: weight(signal), weighted: weight(signal) * confidence,
+  }));
+  const total = rows.reduce((sum, r) => sum + r.weighted, 0);
+  rows.sort((a, b) => b.weighted - a.weighted || a.signal.localeCompare(b.signal));
+  const breakdown: BreakdownRow[] = rows.map((r) => ({
+    signal: r.signal, count: r.count, weight: r.weight, weighted_score: round4(r.weighted),
+    percentage: total > 0 ? Math.round((r.weighted / total) * 100) : 0,
+  }));
+  return { total, breakdown, signalCount: rows.reduce((n, r) => n + r.count, 0) };
+}
+
+/** Raw score (after the multiplier, before clamping) from signals and active users. */
+export function rawScore(weightedTotal: number, activeUsers: number, frustratedUsers: number): number {
+  if (activeUsers <= 0) return 0;
+  return (weightedTotal / activeUsers) * multiplier(frustratedUsers);
+}
+
+export const clampScore = (raw: number) => round1(Math.min(100, Math.max(0, raw)));
+
+export function scorePage(input: {
+  fires: readonly SignalFire[];
+  activeUsers: number;
+  weight: (type: string) => number;
+  baseline: Baseline | null;
+}): PageScore {
+  const { total, breakdown, signalCount } = weighSignals(input.fires, input.weight);
+  // Affected (and so frustrated) users are those with at least one counted signal.
+  const affected = new Set(input.fires.filter((f) => input.weight(f.type) > 0).map((f) => f.user)).size;
+  if (input.activeUsers <= 0) {
+    return { score: 0, raw: 0, breakdown: [], dominantSignal: null, activeUsers: 0, affectedUsers: 0, frustratedUsers: 0, signalCount: 0, deviation: null, trend: 'stable', duckState: 'calm' };
+  }
+  const raw = rawScore(total, input.activeUsers, affected);
+  const score = clampScore(raw);
+  const deviation = deviationFrom(raw, input.baseline);
+  return {
+    score,
+    raw: round4(raw),
+    breakdown,
+    dominantSignal: breakdown[0]?.signal ?? null,
+    activeUsers: input.activeUsers,
+    affectedUsers: affected,
+    frustratedUsers: affected,
+    signalCount,
+    deviation,
+    trend: trendOf(deviation),
+    duckState: duckState(score),
+  };
+}
+
+/**
+ * The scoring window of a page: the last interval, extended backward in whole intervals
+ * (up to 24 hours) until it holds at least 10 active users. `lastSeen` holds, per user, the
+ * time of their latest event on the page within the last 24 hours.
+ */
+export function scoringWindow(lastSeen: readonly number[], cycleAt: number, intervalMs: number): { start: number; activeUsers: number } {
+  const maxSteps = Math.max(1, Math.floor(MAX_WINDOW_MS / intervalMs));
+  let start = cycleAt - intervalMs;
+  let active = 0;
+  for (let step = 1; step <= maxSteps; step++) {
+    start = cycleAt - step * intervalMs;
+    active = lastSeen.filter((t) => t >= start).length;
+    if (active >= MIN_ACTIVE_FOR_WINDOW) break;
+  }
+  return { start, activeUsers: active };
+}
+
+/** The site's overall score: the mean of page scores weighted by their active users. */
+export function overallScore(pages: readonly { score: number; activeUsers: number }[]): number {
+  const users = pages.reduce((n, p) => n + p.activeUsers, 0);
+  if (users === 0) return 0;
+  return round1(pages.reduce((sum, p) => sum + p.score * p.activeUsers, 0) / users);
+}

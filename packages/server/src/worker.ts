@@ -1,0 +1,19 @@
+// The background half of the service: the pipeline scheduler and housekeeping. `mallard
+// serve` runs it beside the API unless --no-worker; `mallard worker` runs it alone.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Store } from './store/db.ts';
+import { startMaintenance } from './jobs/maintenance.ts';
+import { startScheduler } from './pipeline/scheduler.ts';
+
+export function startWorker(store: Store, clock: Clock, config: Config, log: FastifyBaseLogger) {
+  const scheduler = startScheduler(store, clock, config.pipelineIntervalMs, log);
+  const maintenance = startMaintenance(store, clock, config.retentionDays, log);
+  return {
+    async stop() {
+      await scheduler.stop();
+      await maintenance.stop();
+    },
+  };
+}
