@@ -195,7 +195,10 @@ function validationError(issue: ValidationIssue, context?: string): AppError {
     return new AppError('invalid_input', `Unknown field ${field}`, { field, reason: 'unknown field' });
   }
   const field = path.join('.') || context || 'body';
-  const reason = issue.message ?? issue.keyword;
+  // A union of literals fails as "must be equal to constant": say what it means.
+  const reason = issue.keyword === 'const' || issue.keyword === 'anyOf' || issue.keyword === 'enum'
+    ? 'is not one of the allowed values'
+    : issue.message ?? issue.keyword;
   if (path[path.length - 1] === 'status' && (issue.keyword === 'enum' || issue.keyword === 'anyOf' || issue.keyword === 'const' || issue.keyword === 'type')) {
     return new AppError('invalid_status', `status: ${reason}`, { field, reason });
   }

@@ -5,6 +5,9 @@ import { annotationRoutes } from './annotations/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { deployRoutes } from './deploys/routes.ts';
 import { scoreRoutes } from './scores/routes.ts';
+import { issueRoutes } from './issues/routes.ts';
+import { revenueRoutes } from './revenue/routes.ts';
+import { publicSdkConfigRoutes, sdkConfigRoutes } from './sdk-config/routes.ts';
 import { heatmapRoutes } from './heatmaps/routes.ts';
 import { journeyRoutes } from './journeys/routes.ts';
 import { rawRoutes } from './raw/routes.ts';
@@ -24,10 +27,12 @@ export async function registerFeatures(app: App) {
       funRoutes, authRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes,
       sessionRoutes, heatmapRoutes, journeyRoutes, rawRoutes,
       scoreRoutes, deployRoutes, annotationRoutes,
+      issueRoutes, revenueRoutes, sdkConfigRoutes,
     ]) {
       await v1.register(routes);
     }
-    // Ingest has its own body parsers, size limit and CORS, so it gets its own scope.
+    // Ingest and the public SDK config have open CORS (and ingest its own parsers), each in its own scope.
     await v1.register(ingestRoutes);
+    await v1.register(publicSdkConfigRoutes);
   }, { prefix: '/v1' });
 }

@@ -1,7 +1,8 @@
-// What ingest needs from a site's SDK config: its own page groups and conversion events.
-// The config of the batch's environment wins; without one, the production config applies.
+// What ingest needs from a site's SDK config (the batch environment's, over production's):
+// its own page groups and conversion events.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
+import { effectiveConfig } from '../pipeline/site-config.ts';
 import type { PageGroup } from './normalize.ts';
 
 export const DEFAULT_CONVERSION_EVENTS = ['subscription_started', 'checkout_completed', 'purchase_completed'] as const;
@@ -27,8 +28,5 @@ export function ingestSettingsFrom(config: StoredConfig | null): IngestSettings 
 }
 
 export async function loadIngestSettings(db: Kysely<Database>, siteId: string, environment: string): Promise<IngestSettings> {
-  const rows = await db.selectFrom('sdk_configs').select(['environment', 'config'])
-    .where('site_id', '=', siteId).where('environment', 'in', [environment, 'production']).execute();
-  const row = rows.find((r) => r.environment === environment) ?? rows.find((r) => r.environment === 'production');
-  return ingestSettingsFrom(row ? (JSON.parse(row.config) as StoredConfig) : null);
+  return ingestSettingsFrom((await effectiveConfig(db, siteId, environment)).config);
 }

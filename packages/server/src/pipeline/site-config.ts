@@ -1,11 +1,22 @@
-// The parts of a site's SDK config the engine reads: custom signal weights. The production
-// config is the site's own; other environments only tune the SDK.
+// A site's SDK config as the engine reads it. The production config is the site's base;
+// another environment's config overrides it key by key.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
+import type { SdkConfig } from '../features/sdk-config/schemas.ts';
 import type { WeightOverrides } from './weights.ts';
 
+/** The effective config of an environment: production's, overridden by the environment's own. */
+export async function effectiveConfig(db: Kysely<Database>, siteId: string, environment: string): Promise<{ config: SdkConfig; updatedAt: number | null }> {
+  const rows = await db.selectFrom('sdk_configs').select(['environment', 'config', 'updated_at'])
+    .where('site_id', '=', siteId).where('environment', 'in', [environment, 'production']).execute();
+  const base = rows.find((r) => r.environment === 'production');
+  const own = environment === 'production' ? undefined : rows.find((r) => r.environment === environment);
+  const config = { ...(base ? JSON.parse(base.config) : {}), ...(own ? JSON.parse(own.config) : {}) } as SdkConfig;
+  const updatedAt = Math.max(base?.updated_at ?? 0, own?.updated_at ?? 0) || null;
+  return { config, updatedAt };
+}
+
+/** Custom signal weights: the production config's, the site's own. */
 export async function loadSignalWeights(db: Kysely<Database>, siteId: string): Promise<WeightOverrides> {
-  const row = await db.selectFrom('sdk_configs').select('config').where('site_id', '=', siteId).where('environment', '=', 'production').executeTakeFirst();
-  const weights = row ? (JSON.parse(row.config) as { signal_weights?: Record<string, number> }).signal_weights : undefined;
-  return weights ?? {};
+  return (await effectiveConfig(db, siteId, 'production')).config.signal_weights ?? {};
 }

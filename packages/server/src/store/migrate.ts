@@ -3,10 +3,12 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as initial from './migrations/0001-initial.ts';
 import * as pipeline from './migrations/0002-pipeline.ts';
+import * as issues from './migrations/0003-issues.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-pipeline': pipeline,
+  '0003-issues': issues,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

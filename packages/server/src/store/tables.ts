@@ -152,6 +152,8 @@ export interface SiteScoreHistoryTable {
 }
 export interface PipelineClaimsTable { site_id: string; holder: string; cycle_at: Ms; expires_at: Ms }
 
+export interface PipelineStateTable { site_id: string; issues_counted_until: Ms }
+
 export interface Database {
   orgs: OrgsTable;
   org_settings: OrgSettingsTable;
@@ -183,6 +185,7 @@ export interface Database {
   outbox: OutboxTable;
   site_score_history: SiteScoreHistoryTable;
   pipeline_claims: PipelineClaimsTable;
+  pipeline_state: PipelineStateTable;
 }
 
 export type Org = Selectable<OrgsTable>;

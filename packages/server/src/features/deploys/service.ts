@@ -10,7 +10,9 @@ import type { AuthContext } from '../../http/access.ts';
 import { AppError, invalidInput } from '../../http/errors.ts';
 import { resolveSite } from '../../http/sites.ts';
 import { issueRate } from '../../pipeline/issue-rates.ts';
+import { effectiveConfig } from '../../pipeline/site-config.ts';
 import { overallScore } from '../../pipeline/scoring.ts';
+import { OPEN_STATUSES } from '../../pipeline/issues.ts';
 import type { Store } from '../../store/db.ts';
 import type { Database, DeploysTable } from '../../store/tables.ts';
 import { cleanHttpUrl } from '../sites/service.ts';
@@ -20,7 +22,6 @@ export const DEPLOY_MAX_AGE_MS = 48 * 60 * 60 * 1000;
 /** Clock skew allowed for a deployed_at just ahead of the server. */
 const FUTURE_SKEW_MS = 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
-export const OPEN_STATUSES = ['open', 'triaged', 'in_progress', 'regressed'] as const;
 
 export function toDeployRecord(row: DeploysTable): DeployRecord {
   return {
@@ -42,9 +43,8 @@ export async function currentScores(db: Kysely<Database>, siteId: string) {
 
 /** Environments whose deploys drive verification: production, plus what the site's config lists. */
 async function verificationEnvironments(db: Kysely<Database>, siteId: string): Promise<Set<string>> {
-  const row = await db.selectFrom('sdk_configs').select('config').where('site_id', '=', siteId).where('environment', '=', 'production').executeTakeFirst();
-  const listed = row ? (JSON.parse(row.config) as { verification_environments?: string[] }).verification_environments : undefined;
-  return new Set(['production', ...(listed ?? [])]);
+  const { config } = await effectiveConfig(db, siteId, 'production');
+  return new Set(['production', ...(config.verification_environments ?? [])]);
 }
 
 export async function recordDeploy(store: Store, auth: AuthContext, input: CreateDeployBody, now: number): Promise<DeployRecord> {

@@ -8,12 +8,13 @@ import { recommendationFor } from '../../pipeline/recommendations.ts';
 import { DUCK_LABELS, duckState, overallScore, type DuckState } from '../../pipeline/scoring.ts';
 import type { Store } from '../../store/db.ts';
 import { RAW_TABLES, serializeRow } from '../raw/tables.ts';
+import { SEVERITY_ORDER } from '../issues/service.ts';
 import { toAnnotation } from '../annotations/routes.ts';
-import { OPEN_STATUSES, toDeployRecord } from '../deploys/service.ts';
+import { toDeployRecord } from '../deploys/service.ts';
+import { OPEN_STATUSES } from '../../pipeline/issues.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const ACTIVE_ALERT_STATUSES = ['fired', 'acknowledged', 'investigating'] as const;
-const SEVERITY_ORDER = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 else 3 end`;
 
 export const serializePageScore = (row: Record<string, unknown>) => serializeRow(RAW_TABLES.page_scores, row);
 const serializeHistory = (row: Record<string, unknown>) => serializeRow(RAW_TABLES.score_history, row);

@@ -124,6 +124,8 @@ export async function purgeDeletedSites(store: Store, batchSize = 5000): Promise
       }
     }
     await store.db.deleteFrom('api_keys').where('site_id', '=', id).execute();
+    await store.db.deleteFrom('pipeline_state').where('site_id', '=', id).execute();
+    await store.db.deleteFrom('pipeline_claims').where('site_id', '=', id).execute();
   }
   return removed;
 }

@@ -1,0 +1,134 @@
+// UX issues: the list, one issue in full, and the lifecycle a person drives with PATCH.
+import { v7 as uuidv7 } from 'uuid';
+import { sql } from 'kysely';
+import { iso, isoOrNull } from '../../clock.ts';
+import { recordAudit } from '../../audit/record.ts';
+import { queueEvent } from '../../events/outbox.ts';
+import { actorOf, type AuthContext } from '../../http/access.ts';
+import { AppError } from '../../http/errors.ts';
+import { severityOf, type Severity } from '../../pipeline/issues.ts';
+import { issueEventData } from '../../pipeline/verify-step.ts';
+import type { Store } from '../../store/db.ts';
+import type { UxIssuesTable } from '../../store/tables.ts';
+import type { IssueRecord, UpdateIssueBody } from './schemas.ts';
+
+const DEPLOY_WINDOW_MS = 48 * 60 * 60 * 1000;
+export const SEVERITY_ORDER = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 else 3 end`;
+
+export function toIssueRecord(i: UxIssuesTable): IssueRecord {
+  return {
+    id: i.id, site_id: i.site_id, title: i.title, page: i.page, element_selector: i.element_selector,
+    element_label: i.element_label, type: i.type, severity: i.severity, severity_score: i.severity_score,
+    severity_source: i.severity_manual ? 'manual' : 'computed', status: i.status, assigned_to: i.assigned_to,
+    signal_count: i.signal_count, session_count: i.session_count, user_count: i.user_count,
+    first_seen_at: iso(i.first_seen_at), last_seen_at: iso(i.last_seen_at), resolved_at: isoOrNull(i.resolved_at),
+    status_changed_at: iso(i.status_changed_at), created_at: iso(i.created_at), updated_at: iso(i.updated_at),
+  };
+}
+
+export async function listIssues(store: Store, siteId: string, status: string | undefined, offset: number, limit: number) {
+  let query = store.db.selectFrom('ux_issues').where('site_id', '=', siteId);
+  if (status) query = query.where('status', '=', status);
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy(SEVERITY_ORDER).orderBy('last_seen_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
+    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { issues: rows.map(toIssueRecord), total: Number(count.n), offset, limit };
+}
+
+async function loadIssue(store: Store, siteId: string, id: string) {
+  const issue = await store.db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).where('id', '=', id.toLowerCase()).executeTakeFirst();
+  if (!issue) throw new AppError('not_found', 'Issue not found');
+  return issue;
+}
+
+export async function issueDetail(store: Store, siteId: string, id: string) {
+  const issue = await loadIssue(store, siteId, id);
+  const [evidence, verifications, activity, deploysBefore] = await Promise.all([
+    store.db.selectFrom('issue_evidence').leftJoin('signals', 'signals.id', 'issue_evidence.signal_id')
+      .select(['issue_evidence.signal_id', 'issue_evidence.sid', 'issue_evidence.occurred_at', 'signals.label', 'signals.confidence', 'signals.rx', 'signals.ry'])
+      .where('issue_evidence.issue_id', '=', issue.id).orderBy('issue_evidence.occurred_at', 'desc').limit(20).execute(),
+    store.db.selectFrom('issue_verifications').selectAll().where('issue_id', '=', issue.id).orderBy('created_at', 'desc').execute(),
+    store.db.selectFrom('issue_activity').selectAll().where('issue_id', '=', issue.id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute(),
+    store.db.selectFrom('deploys').select(['id', 'version', 'environment', 'deployed_at', 'delta'])
+      .where('site_id', '=', siteId).where('deployed_at', '<=', issue.first_seen_at).where('deployed_at', '>=', issue.first_seen_at - DEPLOY_WINDOW_MS)
+      .orderBy('deployed_at', 'desc').limit(1).execute(),
+  ]);
+  const sids = [...new Set(evidence.map((e) => e.sid))];
+  const sessions = sids.length
+    ? await store.db.selectFrom('sessions').select(['sid', 'first_seen_at', 'last_seen_at', 'entry_page', 'converted', 'device_type'])
+      .where('site_id', '=', siteId).where('sid', 'in', sids).orderBy('last_seen_at', 'desc').execute()
+    : [];
+  return {
+    ...toIssueRecord(issue),
+    evidence: evidence.map((e) => ({ signal_id: e.signal_id, session_id: e.sid, occurred_at: iso(e.occurred_at), label: e.label ?? null, confidence: e.confidence ?? null, rx: e.rx ?? null, ry: e.ry ?? null })),
+    linked_sessions: sessions.map((s) => ({ session_id: s.sid, started_at: iso(s.first_seen_at), ended_at: iso(s.last_seen_at), entry_page: s.entry_page, device_type: s.device_type, converted: s.converted === 1 })),
+    verifications: verifications.map((v) => ({
+      id: v.id, deploy_id: v.deploy_id, deploy_version: v.deploy_version, result: v.result, before_count: v.before_count,
+      before_rate: v.before_rate, after_count: v.after_count, after_rate: v.after_rate, active_users_after: v.active_users_after,
+      started_at: iso(v.started_at), decided_at: isoOrNull(v.decided_at), created_at: iso(v.created_at),
+    })),
+    deploy_correlation: deploysBefore[0]
+      ? { deploy_id: deploysBefore[0].id, version: deploysBefore[0].version, environment: deploysBefore[0].environment, deployed_at: iso(deploysBefore[0].deployed_at), delta: deploysBefore[0].delta, relation: 'first seen within 48 hours after this deploy' }
+      : null,
+    activity: activity.map((a) => ({ id: a.id, kind: a.kind, actor: a.actor, message: a.message, from_status: a.from_status, to_status: a.to_status, created_at: iso(a.created_at) })),
+  };
+}
+
+/**
+ * The site of an issue the credential may change: within its org, and within its site for a
+ * site-scoped key. Anything else is 404, so existence never leaks.
+ */
+export async function siteOfIssue(store: Store, auth: AuthContext, id: string, siteId?: string): Promise<string> {
+  let query = store.db.selectFrom('ux_issues').innerJoin('sites', 'sites.id', 'ux_issues.site_id').select('ux_issues.site_id')
+    .where('ux_issues.id', '=', id.toLowerCase()).where('sites.org_id', '=', auth.org.id).where('sites.deleted_at', 'is', null);
+  if (auth.site) query = query.where('ux_issues.site_id', '=', auth.site.id);
+  if (siteId) query = query.where('ux_issues.site_id', '=', siteId.toLowerCase());
+  const row = await query.executeTakeFirst();
+  if (!row) throw new AppError('not_found', 'Issue not found');
+  return row.site_id;
+}
+
+export async function updateIssue(store: Store, auth: AuthContext, siteId: string, id: string, input: UpdateIssueBody, now: number): Promise<IssueRecord> {
+  const actor = actorOf(auth).label;
+  return store.db.transaction().execute(async (trx) => {
+    const issue = await trx.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).where('id', '=', id.toLowerCase()).executeTakeFirst();
+    if (!issue) throw new AppError('not_found', 'Issue not found');
+    const next: UxIssuesTable = { ...issue, updated_at: now };
+    const activity: { kind: string; message: string | null; from_status?: string; to_status?: string }[] = [];
+    if (input.status !== undefined && input.status !== issue.status) {
+      next.status = input.status;
+      next.status_changed_at = now;
+      if (input.status === 'resolved') next.resolved_at = now;
+      if (input.status === 'ignored') next.ignored_at = now;
+      activity.push({ kind: 'status', message: null, from_status: issue.status, to_status: input.status });
+    }
+    if (input.assigned_to !== undefined && input.assigned_to !== issue.assigned_to) {
+      next.assigned_to = input.assigned_to === null ? null : input.assigned_to.trim();
+      activity.push({ kind: 'assignment', message: next.assigned_to ? `Assigned to ${next.assigned_to}` : 'Unassigned' });
+    }
+    if (input.severity !== undefined) {
+      // null returns to the computed severity; a value sticks until changed.
+      next.severity_manual = input.severity;
+      next.severity = input.severity ?? severityOf(issue.severity_score);
+      if (next.severity !== issue.severity || next.severity_manual !== issue.severity_manual) {
+        activity.push({ kind: 'severity', message: input.severity ? `Severity set to ${input.severity}` : `Severity back to computed (${next.severity})` });
+      }
+    }
+    if (input.note !== undefined) activity.push({ kind: 'note', message: input.note });
+    const { id: _id, ...changes } = next;
+    await trx.updateTable('ux_issues').set(changes).where('id', '=', issue.id).execute();
+    for (const a of activity) {
+      await trx.insertInto('issue_activity').values({ id: uuidv7(), issue_id: issue.id, actor, kind: a.kind, message: a.message, from_status: a.from_status ?? null, to_status: a.to_status ?? null, created_at: now }).execute();
+    }
+    if (activity.length) {
+      // One event per change: the specific one where it exists, otherwise issue.updated.
+      const type = next.status !== issue.status && next.status === 'verified' ? 'issue.verified' : 'issue.updated';
+      await queueEvent(trx, siteId, type, issueEventData(next), now);
+    }
+    await recordAudit(trx, auth, { action: 'issue.updated', targetType: 'issue', targetId: issue.id, siteId, details: { fields: Object.keys(input) } }, now);
+    return toIssueRecord(next);
+  });
+}
+
+export type { Severity };

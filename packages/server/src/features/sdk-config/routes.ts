@@ -1,0 +1,71 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../app.ts';
+import { authenticate } from '../../http/access.ts';
+import { openCors } from '../../http/cors.ts';
+import { AppError } from '../../http/errors.ts';
+import { Envelope, ok } from '../../http/envelope.ts';
+import { resolveSite } from '../../http/sites.ts';
+import { SdkConfigPatch, SdkConfigRecord } from './schemas.ts';
+import { checkEnvironment, effectiveConfig, listConfigs, patchConfig, publicConfig } from './service.ts';
+
+const PublicConfig = Type.Object({
+  site_id: Type.String(), environment: Type.String(), sample_rate: Type.Number(),
+  signals: Type.Record(Type.String(), Type.Unknown()), ignore_selectors: Type.Array(Type.String()),
+  page_groups: Type.Array(Type.Object({ match: Type.String(), page: Type.String() })),
+  privacy: Type.Object({ respect_dnt: Type.Boolean(), require_consent: Type.Boolean(), cookieless: Type.Boolean() }),
+  updated_at: Type.Union([Type.String(), Type.Null()]),
+});
+
+export async function sdkConfigRoutes(app: App) {
+  const { store, clock } = app.services;
+
+  app.get('/manage/sdk-config', {
+    config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'viewer' } },
+    schema: {
+      tags: ['sdk-config'], summary: 'The site\'s SDK config, per environment',
+      querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
+      response: { 200: Envelope(Type.Object({ site_id: Type.String(), environments: Type.Array(SdkConfigRecord) })) },
+    },
+  }, async (request) => {
+    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    return ok(await listConfigs(store, site.id));
+  });
+
+  app.patch('/manage/sdk-config/:environment', {
+    config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'admin' } },
+    schema: {
+      tags: ['sdk-config'], summary: 'Change settings of one environment (a key set to null is removed)',
+      params: Type.Object({ environment: Type.String({ maxLength: 128 }) }),
+      querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
+      body: SdkConfigPatch, response: { 200: Envelope(SdkConfigRecord) },
+    },
+  }, async (request) => {
+    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    return ok(await patchConfig(store, request.auth!, site.id, request.params.environment, request.body, clock.now()));
+  });
+}
+
+/** GET /v1/sdk-config?key=svc_pub_...: public and cacheable, for the browser SDK. */
+export async function publicSdkConfigRoutes(app: App) {
+  const { store, clock, secrets } = app.services;
+  openCors(app, '/sdk-config', 'GET');
+
+  app.get('/sdk-config', {
+    config: { access: { surface: 'public' } },
+    schema: {
+      tags: ['sdk-config'], summary: 'Browser-safe SDK config for a publishable key',
+      querystring: Type.Object({ key: Type.Optional(Type.String({ maxLength: 128 })), env: Type.Optional(Type.String({ maxLength: 64 })) }),
+      response: { 200: Envelope(PublicConfig) },
+    },
+  }, async (request, reply) => {
+    if (!request.query.key) throw new AppError('missing_auth', 'Pass the publishable key as ?key=');
+    const auth = await authenticate(store, secrets, request.query.key, clock.now());
+    if (auth.kind !== 'key' || !auth.site || !auth.scopes.includes('ingest:write')) {
+      throw new AppError('missing_scope', 'Use the site\'s publishable key', { required: ['ingest:write'] });
+    }
+    const environment = checkEnvironment(request.query.env ?? 'production');
+    const { config, updatedAt } = await effectiveConfig(store.db, auth.site.id, environment);
+    reply.header('cache-control', 'public, max-age=60');
+    return ok(publicConfig(auth.site.id, environment, config, updatedAt));
+  });
+}

@@ -1,0 +1,58 @@
+// SDK config per site and environment. The production config is the site's base; another
+// environment's config overrides it key by key. Only the browser-safe part is public.
+import { v7 as uuidv7 } from 'uuid';
+import { isoOrNull } from '../../clock.ts';
+import { recordAudit } from '../../audit/record.ts';
+import type { AuthContext } from '../../http/access.ts';
+import { invalidInput } from '../../http/errors.ts';
+import type { Store } from '../../store/db.ts';
+import { ENVIRONMENT_PATTERN, type SdkConfig, type SdkConfigPatch } from './schemas.ts';
+export { effectiveConfig } from '../../pipeline/site-config.ts';
+
+export function checkEnvironment(environment: string): string {
+  if (!ENVIRONMENT_PATTERN.test(environment)) throw invalidInput('environment', 'must be 1 to 64 letters, digits, dots, dashes or underscores');
+  return environment;
+}
+
+function validate(patch: SdkConfigPatch) {
+  patch.page_groups?.forEach((group, i) => {
+    try { new RegExp(group.match); } catch { throw invalidInput(`page_groups.${i}.match`, 'is not a valid regular expression'); }
+  });
+}
+
+export async function listConfigs(store: Store, siteId: string) {
+  const rows = await store.db.selectFrom('sdk_configs').selectAll().where('site_id', '=', siteId).orderBy('environment').execute();
+  return { site_id: siteId, environments: rows.map((r) => ({ site_id: siteId, environment: r.environment, config: JSON.parse(r.config), updated_at: isoOrNull(r.updated_at) })) };
+}
+
+export async function patchConfig(store: Store, auth: AuthContext, siteId: string, environment: string, patch: SdkConfigPatch, now: number) {
+  checkEnvironment(environment);
+  validate(patch);
+  return store.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('sdk_configs').selectAll().where('site_id', '=', siteId).where('environment', '=', environment).executeTakeFirst();
+    const config: Record<string, unknown> = row ? JSON.parse(row.config) : {};
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === null) delete config[key];
+      else config[key] = value;
+    }
+    const text = JSON.stringify(config);
+    await trx.insertInto('sdk_configs').values({ id: uuidv7(), site_id: siteId, environment, config: text, updated_at: now })
+      .onConflict((oc) => oc.columns(['site_id', 'environment']).doUpdateSet({ config: text, updated_at: now })).execute();
+    await recordAudit(trx, auth, { action: 'sdk_config.updated', targetType: 'sdk_config', targetId: environment, siteId, details: { fields: Object.keys(patch) } }, now);
+    return { site_id: siteId, environment, config, updated_at: isoOrNull(now) };
+  });
+}
+
+/** What a browser may see: no revenue values, weights or verification settings. */
+export function publicConfig(siteId: string, environment: string, config: SdkConfig, updatedAt: number | null) {
+  return {
+    site_id: siteId,
+    environment,
+    sample_rate: config.sample_rate ?? 1,
+    signals: config.signals ?? {},
+    ignore_selectors: config.ignore_selectors ?? [],
+    page_groups: config.page_groups ?? [],
+    privacy: { respect_dnt: false, require_consent: false, cookieless: false, ...(config.privacy ?? {}) },
+    updated_at: isoOrNull(updatedAt),
+  };
+}

@@ -1,0 +1,111 @@
+// Step 2 of a cycle: cluster the last 24 hours of signals by page + type + element into UX
+// issues. A fingerprint finds the existing issue (whatever its status), which is updated,
+// never duplicated. Running counts advance through a per-site watermark so every signal is
+// counted once; sessions and users are those affected in the last 24 hours.
+import { v7 as uuidv7 } from 'uuid';
+import { sql, type Kysely } from 'kysely';
+import type { Database, UxIssuesTable } from '../store/tables.ts';
+import { queueEvent } from '../events/outbox.ts';
+import { CLUSTER_WINDOW_MS, fingerprint, isCluster, issueTitle, severityOf, severityScore } from './issues.ts';
+import { weightResolver } from './weights.ts';
+import { loadSignalWeights } from './site-config.ts';
+
+const RECENT_MS = 48 * 60 * 60 * 1000;
+const EVIDENCE_PER_CYCLE = 10;
+const user = sql<string>`coalesce(signals.visitor_id, signals.sid)`;
+
+export interface ClusterStepResult { created: number; updated: number }
+
+export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt: number): Promise<ClusterStepResult> {
+  const from = cycleAt - CLUSTER_WINDOW_MS;
+  const weight = weightResolver(await loadSignalWeights(db, siteId));
+  const groups = await db.selectFrom('signals')
+    .leftJoin('sessions', (join) => join.onRef('sessions.site_id', '=', 'signals.site_id').onRef('sessions.sid', '=', 'signals.sid'))
+    .select([
+      'signals.page', 'signals.signal_type', 'signals.element',
+      (eb) => eb.fn.countAll().as('fires'),
+      sql<number>`count(distinct signals.sid)`.as('sessions'),
+      sql<number>`count(distinct ${user})`.as('users'),
+      sql<number>`count(distinct case when sessions.converted = 1 then signals.sid end)`.as('converted'),
+      (eb) => eb.fn.min('signals.occurred_at').as('first'),
+      (eb) => eb.fn.max('signals.occurred_at').as('last'),
+      (eb) => eb.fn.max('signals.label').as('label'),
+    ])
+    .where('signals.site_id', '=', siteId).where('signals.occurred_at', '>=', from).where('signals.occurred_at', '<', cycleAt)
+    .groupBy(['signals.page', 'signals.signal_type', 'signals.element']).execute();
+  if (groups.length === 0) return { created: 0, updated: 0 };
+
+  const existing = new Map((await db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).execute()).map((i) => [i.fingerprint, i]));
+  const pageUsers = new Map((await db.selectFrom('events').select(['page', sql<number>`count(distinct coalesce(visitor_id, sid))`.as('n')])
+    .where('site_id', '=', siteId).where('occurred_at', '>=', from).where('occurred_at', '<', cycleAt).groupBy('page').execute())
+    .map((r) => [r.page, Number(r.n)]));
+  const state = await db.selectFrom('pipeline_state').select('issues_counted_until').where('site_id', '=', siteId).executeTakeFirst();
+  const countedUntil = state?.issues_counted_until ?? null;
+  // Signals since the watermark, per group: what each existing issue's running count gains.
+  const sinceWatermark = countedUntil !== null && countedUntil < cycleAt
+    ? new Map((await db.selectFrom('signals').select(['page', 'signal_type', 'element', (eb) => eb.fn.countAll().as('n')])
+      .where('site_id', '=', siteId).where('occurred_at', '>=', countedUntil).where('occurred_at', '<', cycleAt)
+      .groupBy(['page', 'signal_type', 'element']).execute()).map((r) => [`${r.page}\u0000${r.signal_type}\u0000${r.element}`, Number(r.n)]))
+    : new Map<string, number>();
+  const recent = new Map((await db.selectFrom('signals').select(['page', 'signal_type', 'element', (eb) => eb.fn.countAll().as('n')])
+    .where('site_id', '=', siteId).where('occurred_at', '>=', cycleAt - RECENT_MS).where('occurred_at', '<', cycleAt)
+    .groupBy(['page', 'signal_type', 'element']).execute()).map((r) => [`${r.page}\u0000${r.signal_type}\u0000${r.element}`, Number(r.n)]));
+
+  let created = 0;
+  let updated = 0;
+  await db.transaction().execute(async (trx) => {
+    for (const g of groups) {
+      const key = `${g.page}\u0000${g.signal_type}\u0000${g.element}`;
+      const fp = fingerprint(siteId, g.page, g.signal_type, g.element);
+      const issue = existing.get(fp);
+      const fires = Number(g.fires);
+      const sessions = Number(g.sessions);
+      if (!issue && !isCluster(fires, sessions)) continue;
+      const users = Number(g.users);
+      const score = severityScore({
+        type: g.signal_type, weight: weight(g.signal_type), affectedUsers: users, pageActiveUsers: pageUsers.get(g.page) ?? users,
+        fires24h: fires, page: g.page, revenueShare: sessions ? Number(g.converted) / sessions : 0,
+        recentShare: fires ? Math.min(1, (recent.get(key) ?? fires) / fires) : 0,
+      });
+      const label = g.label ?? null;
+      if (!issue) {
+        const row: UxIssuesTable = {
+          id: uuidv7(), site_id: siteId, fingerprint: fp, title: issueTitle(g.signal_type, label, g.element, g.page),
+          page: g.page, element_selector: g.element, element_label: label, type: g.signal_type,
+          severity: severityOf(score), severity_score: score, severity_manual: null, status: 'open', assigned_to: null,
+          signal_count: fires, session_count: sessions, user_count: users, first_seen_at: Number(g.first), last_seen_at: Number(g.last),
+          resolved_at: null, ignored_at: null, status_changed_at: cycleAt, created_at: cycleAt, updated_at: cycleAt,
+          ticket_provider: null, ticket_id: null, ticket_url: null,
+        };
+        await trx.insertInto('ux_issues').values(row).execute();
+        await trx.insertInto('issue_activity').values({ id: uuidv7(), issue_id: row.id, actor: 'mallard', kind: 'created', message: `Detected: ${fires} signals from ${sessions} sessions in 24 hours`, from_status: null, to_status: 'open', created_at: cycleAt }).execute();
+        await queueEvent(trx, siteId, 'issue.created', { id: row.id, title: row.title, page: row.page, element_selector: row.element_selector, type: row.type, severity: row.severity, status: row.status }, cycleAt);
+        existing.set(fp, row);
+        created++;
+      } else {
+        const gained = countedUntil === null || countedUntil >= cycleAt ? 0 : sinceWatermark.get(key) ?? 0;
+        await trx.updateTable('ux_issues').set({
+          signal_count: issue.signal_count + gained, session_count: sessions, user_count: users,
+          last_seen_at: Math.max(issue.last_seen_at, Number(g.last)), first_seen_at: Math.min(issue.first_seen_at, Number(g.first)),
+          element_label: issue.element_label ?? label, severity_score: score,
+          // A severity set by hand sticks.
+          severity: issue.severity_manual ?? severityOf(score), updated_at: cycleAt,
+        }).where('id', '=', issue.id).execute();
+        updated++;
+      }
+      const target = existing.get(fp)!;
+      const samples = await trx.selectFrom('signals').select(['id', 'sid', 'occurred_at'])
+        .where('site_id', '=', siteId).where('page', '=', g.page).where('signal_type', '=', g.signal_type).where('element', '=', g.element)
+        .where('occurred_at', '>=', from).where('occurred_at', '<', cycleAt).orderBy('occurred_at', 'desc').limit(EVIDENCE_PER_CYCLE).execute();
+      if (samples.length) {
+        await trx.insertInto('issue_evidence').values(samples.map((s) => ({ id: uuidv7(), issue_id: target.id, signal_id: s.id, sid: s.sid, occurred_at: s.occurred_at })))
+          .onConflict((oc) => oc.columns(['issue_id', 'signal_id']).doNothing()).execute();
+      }
+    }
+    if (countedUntil === null || countedUntil < cycleAt) {
+      await trx.insertInto('pipeline_state').values({ site_id: siteId, issues_counted_until: cycleAt })
+        .onConflict((oc) => oc.column('site_id').doUpdateSet({ issues_counted_until: cycleAt })).execute();
+    }
+  });
+  return { created, updated };
+}

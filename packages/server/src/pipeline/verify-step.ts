@@ -1,0 +1,94 @@
+// Step 3 of a cycle: decide fixes (DOMAIN.md section 4). Pending verification records are
+// judged by the issue's signal rate after the deploy (or the resolution) against before;
+// resolved issues with no deploy within 24 hours get a record against the resolution time;
+// a verified issue whose friction forms a cluster again regresses. Ignored issues never do.
+import { v7 as uuidv7 } from 'uuid';
+import { sql, type Kysely } from 'kysely';
+import type { Database, UxIssuesTable } from '../store/tables.ts';
+import { queueEvent } from '../events/outbox.ts';
+import { CLUSTER_WINDOW_MS, isCluster, OPEN_STATUSES, REGRESSED_AT_LEAST, verdict } from './issues.ts';
+import { issueRate } from './issue-rates.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface VerifyStepResult { decided: number; verified: number; regressed: number }
+
+async function sessionsWithSignals(db: Kysely<Database>, issue: UxIssuesTable, from: number, to: number): Promise<number> {
+  const row = await db.selectFrom('signals').select(sql<number>`count(distinct sid)`.as('n'))
+    .where('site_id', '=', issue.site_id).where('page', '=', issue.page).where('signal_type', '=', issue.type)
+    .where('element', '=', issue.element_selector).where('occurred_at', '>=', from).where('occurred_at', '<', to).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export const issueEventData = (i: UxIssuesTable) => ({
+  id: i.id, title: i.title, page: i.page, element_selector: i.element_selector, type: i.type,
+  severity: i.severity, status: i.status, signal_count: i.signal_count,
+});
+
+async function setStatus(db: Kysely<Database>, issue: UxIssuesTable, status: 'verified' | 'regressed', message: string, cycleAt: number) {
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('ux_issues').set({ status, status_changed_at: cycleAt, updated_at: cycleAt }).where('id', '=', issue.id).execute();
+    await trx.insertInto('issue_activity').values({ id: uuidv7(), issue_id: issue.id, actor: 'mallard', kind: 'status', message, from_status: issue.status, to_status: status, created_at: cycleAt }).execute();
+    await queueEvent(trx, issue.site_id, status === 'verified' ? 'issue.verified' : 'issue.regressed', { ...issueEventData(issue), status }, cycleAt);
+  });
+}
+
+export async function verifyStep(db: Kysely<Database>, siteId: string, cycleAt: number): Promise<VerifyStepResult> {
+  const result = { decided: 0, verified: 0, regressed: 0 };
+  const issues = new Map((await db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId)
+    .where('status', 'in', ['resolved', 'verified', ...OPEN_STATUSES]).execute()).map((i) => [i.id, i]));
+
+  // Resolved with no deploy within 24 hours: verify against the resolution itself.
+  for (const issue of issues.values()) {
+    if (issue.status !== 'resolved' || issue.resolved_at === null || issue.resolved_at > cycleAt - DAY_MS) continue;
+    const since = await db.selectFrom('issue_verifications').select('id').where('issue_id', '=', issue.id)
+      .where('started_at', '>=', issue.resolved_at).limit(1).executeTakeFirst();
+    if (since) continue;
+    const before = await issueRate(db, issue, issue.resolved_at - 7 * DAY_MS, issue.resolved_at);
+    await db.insertInto('issue_verifications').values({
+      id: uuidv7(), issue_id: issue.id, deploy_id: null, deploy_version: null, result: 'pending', before_count: before.count,
+      before_rate: before.rate, after_count: 0, after_rate: null, active_users_after: 0, started_at: issue.resolved_at,
+      decided_at: null, created_at: cycleAt,
+    }).execute();
+  }
+
+  const pending = await db.selectFrom('issue_verifications').innerJoin('ux_issues', 'ux_issues.id', 'issue_verifications.issue_id')
+    .selectAll('issue_verifications').where('ux_issues.site_id', '=', siteId).where('issue_verifications.result', '=', 'pending')
+    .where('issue_verifications.started_at', '<=', cycleAt).orderBy('issue_verifications.started_at').execute();
+  for (const record of pending) {
+    const issue = issues.get(record.issue_id);
+    if (!issue) continue;
+    const after = await issueRate(db, issue, record.started_at, cycleAt);
+    const sessions = await sessionsWithSignals(db, issue, record.started_at, cycleAt);
+    const decision = verdict({ beforeRate: record.before_rate, afterCount: after.count, afterSessions: sessions, afterUsers: after.activeUsers, elapsedMs: cycleAt - record.started_at });
+    await db.updateTable('issue_verifications').set({
+      after_count: after.count, after_rate: after.rate, active_users_after: after.activeUsers, result: decision,
+      decided_at: decision === 'pending' ? null : cycleAt,
+    }).where('id', '=', record.id).execute();
+    if (decision === 'pending') continue;
+    result.decided++;
+    // Only resolved issues change status; records on open issues are for information.
+    if (issue.status !== 'resolved' || decision === 'inconclusive') continue;
+    await setStatus(db, issue, decision, decision === 'verified'
+      ? `Verified: ${after.rate.toFixed(3)} signals per user after, against ${record.before_rate.toFixed(3)} before`
+      : `Regressed: ${after.rate.toFixed(3)} signals per user after, against ${record.before_rate.toFixed(3)} before`, cycleAt);
+    issue.status = decision;
+    result[decision]++;
+  }
+
+  // A verified issue whose friction forms a cluster again, at 70 % of its before-rate, regresses.
+  for (const issue of issues.values()) {
+    if (issue.status !== 'verified') continue;
+    const last = await db.selectFrom('issue_verifications').select('before_rate').where('issue_id', '=', issue.id)
+      .where('result', '=', 'verified').orderBy('decided_at', 'desc').limit(1).executeTakeFirst();
+    const recent = await issueRate(db, issue, cycleAt - CLUSTER_WINDOW_MS, cycleAt);
+    const sessions = await sessionsWithSignals(db, issue, cycleAt - CLUSTER_WINDOW_MS, cycleAt);
+    const beforeRate = last?.before_rate ?? 0;
+    if (isCluster(recent.count, sessions) && recent.rate >= REGRESSED_AT_LEAST * beforeRate) {
+      await setStatus(db, issue, 'regressed', `Regressed: friction is back (${recent.count} signals from ${sessions} sessions in 24 hours)`, cycleAt);
+      issue.status = 'regressed';
+      result.regressed++;
+    }
+  }
+  return result;
+}
