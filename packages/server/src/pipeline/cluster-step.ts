@@ -62,10 +62,12 @@ export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt:
       const sessions = Number(g.sessions);
       if (!issue && !isCluster(fires, sessions)) continue;
       const users = Number(g.users);
+      const gained = !issue || countedUntil === null || countedUntil >= cycleAt ? 0 : sinceWatermark.get(key) ?? 0;
+      const lifetime = issue ? issue.signal_count + gained : fires;
       const score = severityScore({
         type: g.signal_type, weight: weight(g.signal_type), affectedUsers: users, pageActiveUsers: pageUsers.get(g.page) ?? users,
         fires24h: fires, page: g.page, revenueShare: sessions ? Number(g.converted) / sessions : 0,
-        recentShare: fires ? Math.min(1, (recent.get(key) ?? fires) / fires) : 0,
+        recentShare: Math.min(1, (recent.get(key) ?? fires) / Math.max(1, lifetime)),
       });
       const label = g.label ?? null;
       if (!issue) {
@@ -83,9 +85,8 @@ export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt:
         existing.set(fp, row);
         created++;
       } else {
-        const gained = countedUntil === null || countedUntil >= cycleAt ? 0 : sinceWatermark.get(key) ?? 0;
         await trx.updateTable('ux_issues').set({
-          signal_count: issue.signal_count + gained, session_count: sessions, user_count: users,
+          signal_count: lifetime, session_count: sessions, user_count: users,
           last_seen_at: Math.max(issue.last_seen_at, Number(g.last)), first_seen_at: Math.min(issue.first_seen_at, Number(g.first)),
           element_label: issue.element_label ?? label, severity_score: score,
           // A severity set by hand sticks.

@@ -49,7 +49,7 @@ export interface SeverityInput {
   page: string;
   /** Share (0..1) of affected sessions that converted or showed purchase intent. */
   revenueShare: number;
-  /** Share (0..1) of the recent signals that happened in the last 48 hours. */
+  /** Share (0..1) of the signals since it was first seen that happened in the last 48 hours. */
   recentShare: number;
 }
 
@@ -63,7 +63,7 @@ const TIER_POINTS: Record<string, number> = { 1: 30, 2: 20, 3: 10, revenue: 30 }
  * - volume, up to 15: log10(1 + fires in 24 h) / log10(1001) x 15 (1000 fires is the maximum);
  * - page importance, 10 on checkout, cart, pricing, signup, login, billing and onboarding paths;
  * - revenue exposure, up to 5: the share of affected sessions that converted or showed intent x 5;
- * - recency, up to 5: the share of its signals that fell in the last 48 hours x 5.
+ * - recency, up to 5: the share of all its signals that fell in the last 48 hours x 5.
  */
 export function severityScore(input: SeverityInput): number {
   const tier: Tier | null = tierOf(input.type);
