@@ -103,7 +103,7 @@ program.command('pipeline')
           const result = await runCycle(store.db, siteId, at, { intervalMs: interval, clock: systemClock });
           if (result.status === 'busy') busy++; else done++;
           if (!bar && result.status === 'done') {
-            console.log(`site ${siteId} cycle ${new Date(at).toISOString()}: ${result.scores.scored} pages scored, ${result.scores.stale} stale, overall ${result.scores.overallScore}; ${result.issues.created} issues new, ${result.issues.updated} updated; ${result.verifications.decided} verifications decided`);
+            console.log(`site ${siteId} cycle ${new Date(at).toISOString()}: ${result.scores.scored} pages scored, ${result.scores.stale} stale, overall ${result.scores.overallScore}; ${result.issues.created} issues new, ${result.issues.updated} updated; ${result.verifications.decided} verifications decided; ${result.alerts.fired} alerts fired`);
           }
           bar?.increment();
         }

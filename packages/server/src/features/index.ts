@@ -6,6 +6,8 @@ import { authRoutes } from './auth/routes.ts';
 import { deployRoutes } from './deploys/routes.ts';
 import { scoreRoutes } from './scores/routes.ts';
 import { issueRoutes } from './issues/routes.ts';
+import { alertRuleRoutes } from './alert-rules/routes.ts';
+import { alertRoutes } from './alerts/routes.ts';
 import { revenueRoutes } from './revenue/routes.ts';
 import { publicSdkConfigRoutes, sdkConfigRoutes } from './sdk-config/routes.ts';
 import { heatmapRoutes } from './heatmaps/routes.ts';
@@ -28,6 +30,7 @@ export async function registerFeatures(app: App) {
       sessionRoutes, heatmapRoutes, journeyRoutes, rawRoutes,
       scoreRoutes, deployRoutes, annotationRoutes,
       issueRoutes, revenueRoutes, sdkConfigRoutes,
+      alertRuleRoutes, alertRoutes,
     ]) {
       await v1.register(routes);
     }

@@ -1,6 +1,6 @@
 // One pipeline cycle for one site as of a time T: claim the site, score pages, refresh
-// deploys' confusion_after, cluster issues, decide verifications, release. Later steps
-// (alerts, delivery) join here.
+// deploys' confusion_after, cluster issues, decide verifications, evaluate alert rules,
+// release. Delivery runs apart, from the outbox.
 // Every step is a function of the stored data and T; the wall clock is used only for the
 // claim's lease, so two processes never run the same site at once.
 import { randomUUID } from 'node:crypto';
@@ -10,6 +10,7 @@ import type { Database } from '../store/tables.ts';
 import { scorePagesStep, scoreSpan, type ScoreStepResult } from './score-pages.ts';
 import { clusterStep, type ClusterStepResult } from './cluster-step.ts';
 import { verifyStep, type VerifyStepResult } from './verify-step.ts';
+import { alertStep, type AlertStepResult } from './alert-step.ts';
 
 export const DEFAULT_INTERVAL_MS = 15 * 60 * 1000;
 /** A claim lapses after this long, so a crashed process never blocks a site for good. */
@@ -22,7 +23,7 @@ export const DEPLOY_TRACK_MS = 48 * 60 * 60 * 1000;
 export interface CycleOptions { intervalMs: number; clock: Clock; holder?: string }
 
 export type CycleResult =
-  | { siteId: string; cycleAt: number; status: 'done'; scores: ScoreStepResult; deploysUpdated: number; issues: ClusterStepResult; verifications: VerifyStepResult }
+  | { siteId: string; cycleAt: number; status: 'done'; scores: ScoreStepResult; deploysUpdated: number; issues: ClusterStepResult; verifications: VerifyStepResult; alerts: AlertStepResult }
   | { siteId: string; cycleAt: number; status: 'busy' };
 
 export async function claimSite(db: Kysely<Database>, siteId: string, holder: string, cycleAt: number, now: number): Promise<boolean> {
@@ -64,7 +65,8 @@ export async function runCycle(db: Kysely<Database>, siteId: string, cycleAt: nu
     const deploysUpdated = await refreshDeploysAfter(db, siteId, cycleAt);
     const issues = await clusterStep(db, siteId, cycleAt);
     const verifications = await verifyStep(db, siteId, cycleAt);
-    return { siteId, cycleAt, status: 'done', scores, deploysUpdated, issues, verifications };
+    const alerts = await alertStep(db, siteId, cycleAt);
+    return { siteId, cycleAt, status: 'done', scores, deploysUpdated, issues, verifications, alerts };
   } finally {
     await releaseSite(db, siteId, holder);
   }

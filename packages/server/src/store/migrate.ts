@@ -4,11 +4,13 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as initial from './migrations/0001-initial.ts';
 import * as pipeline from './migrations/0002-pipeline.ts';
 import * as issues from './migrations/0003-issues.ts';
+import * as alerts from './migrations/0004-alerts.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-pipeline': pipeline,
   '0003-issues': issues,
+  '0004-alerts': alerts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

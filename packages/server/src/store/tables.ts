@@ -154,6 +154,9 @@ export interface PipelineClaimsTable { site_id: string; holder: string; cycle_at
 
 export interface PipelineStateTable { site_id: string; issues_counted_until: Ms }
 
+export interface AlertRuleStateTable { rule_id: string; page: string; last_value: number; updated_at: Ms }
+export interface AlertCooldownsTable { rule_id: string; page: string; until: Ms; alert_id: string }
+
 export interface Database {
   orgs: OrgsTable;
   org_settings: OrgSettingsTable;
@@ -186,6 +189,8 @@ export interface Database {
   site_score_history: SiteScoreHistoryTable;
   pipeline_claims: PipelineClaimsTable;
   pipeline_state: PipelineStateTable;
+  alert_rule_state: AlertRuleStateTable;
+  alert_cooldowns: AlertCooldownsTable;
 }
 
 export type Org = Selectable<OrgsTable>;

@@ -1,0 +1,48 @@
+import { Type } from '@sinclair/typebox';
+import type { App } from '../../app.ts';
+import { Envelope, ok } from '../../http/envelope.ts';
+import { Deleted } from '../../http/schemas.ts';
+import { resolveSite } from '../../http/sites.ts';
+import { AlertRuleRecord, CreateAlertRuleBody, UpdateAlertRuleBody } from './schemas.ts';
+import { createRule, deleteRule, listRules, updateRule } from './service.ts';
+
+const write = { surface: 'manage', scopes: ['manage:write'], role: 'admin' } as const;
+const Params = Type.Object({ rule_id: Type.String() });
+
+export async function alertRuleRoutes(app: App) {
+  const { store, clock } = app.services;
+
+  app.get('/manage/alert-rules', {
+    config: { access: { ...write, role: 'viewer' } },
+    schema: {
+      tags: ['alert-rules'], summary: 'List the site\'s alert rules',
+      querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
+      response: { 200: Envelope(Type.Object({ rules: Type.Array(AlertRuleRecord) })) },
+    },
+  }, async (request) => {
+    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    return ok({ rules: await listRules(store, site.id) });
+  });
+
+  app.post('/manage/alert-rules', {
+    config: { access: write },
+    schema: { tags: ['alert-rules'], summary: 'Create an alert rule', body: CreateAlertRuleBody, response: { 201: Envelope(AlertRuleRecord) } },
+  }, async (request, reply) => {
+    const site = await resolveSite(store, request.auth!, request.body.site_id);
+    reply.code(201);
+    return ok(await createRule(store, request.auth!, site.id, request.body, clock.now()));
+  });
+
+  app.patch('/manage/alert-rules/:rule_id', {
+    config: { access: write },
+    schema: { tags: ['alert-rules'], summary: 'Change an alert rule (partial)', params: Params, body: UpdateAlertRuleBody, response: { 200: Envelope(AlertRuleRecord) } },
+  }, async (request) => ok(await updateRule(store, request.auth!, request.params.rule_id, request.body, clock.now())));
+
+  app.delete('/manage/alert-rules/:rule_id', {
+    config: { access: write },
+    schema: { tags: ['alert-rules'], summary: 'Delete an alert rule', params: Params, response: { 200: Envelope(Deleted) } },
+  }, async (request) => {
+    await deleteRule(store, request.auth!, request.params.rule_id, clock.now());
+    return ok({ id: request.params.rule_id, deleted: true });
+  });
+}

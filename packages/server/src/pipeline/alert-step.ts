@@ -1,0 +1,194 @@
+// Step 4 of a cycle: evaluate every enabled alert rule. Page-level rules run for each page
+// scored this cycle that matches their pattern; site-level rules once. A firing condition
+// either adds "still firing" to the rule's unresolved alert for the page (re-notifying at
+// most once per cooldown while nobody acknowledged it), or claims the cooldown atomically
+// and creates a new alert, so two workers evaluating at once fire one alert, never two.
+import { v7 as uuidv7 } from 'uuid';
+import type { Kysely } from 'kysely';
+import type { AlertRulesTable, AlertsTable, Database } from '../store/tables.ts';
+import { queueEvent } from '../events/outbox.ts';
+import type { TriggerType } from '../features/alert-rules/schemas.ts';
+import { revenueAtRisk } from '../features/revenue/service.ts';
+import { matchesPattern } from './budgets.ts';
+import { BASELINE_MS } from './scoring.ts';
+import { alertSeverity, evaluatePage, evaluateSite, SITE_TRIGGERS, type Firing, type HistoryPoint, type PageContext } from './triggers.ts';
+import { effectiveConfig } from './site-config.ts';
+import { DEFAULT_CONVERSION_EVENTS } from '../ingest/settings.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const ACTIVE_STATUSES = ['fired', 'acknowledged', 'investigating'] as const;
+
+export interface AlertStepResult { fired: number; stillFiring: number }
+
+export async function alertStep(db: Kysely<Database>, siteId: string, cycleAt: number): Promise<AlertStepResult> {
+  const rules = await db.selectFrom('alert_rules').selectAll().where('site_id', '=', siteId).where('enabled', '=', 1).execute();
+  const result = { fired: 0, stillFiring: 0 };
+  if (rules.length === 0) return result;
+
+  const pageRules = rules.filter((r) => !SITE_TRIGGERS.includes(r.trigger_type as TriggerType));
+  if (pageRules.length) {
+    for (const ctx of await pageContexts(db, siteId, cycleAt)) {
+      for (const rule of pageRules.filter((r) => matchesPattern(r.page_pattern, ctx.page))) {
+        const firing = evaluatePage(toRule(rule), ctx);
+        if (rule.trigger_type === 'new_page' && firing) {
+          // Once per page per rule.
+          const before = await db.selectFrom('alerts').select('id').where('rule_id', '=', rule.id).where('page', '=', ctx.page).limit(1).executeTakeFirst();
+          if (before) continue;
+        }
+        if (firing) await record(db, rule, ctx.page, ctx.score, firing, cycleAt, result);
+      }
+    }
+  }
+  for (const rule of rules.filter((r) => SITE_TRIGGERS.includes(r.trigger_type as TriggerType))) {
+    const firing = await evaluateSiteRule(db, rule, siteId, cycleAt);
+    if (firing) await record(db, rule, '', null, firing, cycleAt, result);
+  }
+  return result;
+}
+
+const toRule = (r: AlertRulesTable) => ({ trigger_type: r.trigger_type as TriggerType, threshold: r.threshold, config: JSON.parse(r.config) as Record<string, unknown> });
+
+async function pageContexts(db: Kysely<Database>, siteId: string, cycleAt: number): Promise<PageContext[]> {
+  const pages = await db.selectFrom('page_scores').selectAll().where('site_id', '=', siteId)
+    .where('computed_at', '=', cycleAt).where('stale', '=', 0).execute();
+  if (pages.length === 0) return [];
+  const history = await db.selectFrom('score_history').select(['page', 'cycle_at', 'raw_score', 'score'])
+    .where('site_id', '=', siteId).where('cycle_at', '>=', cycleAt - BASELINE_MS).where('cycle_at', '<', cycleAt)
+    .orderBy('cycle_at', 'asc').execute();
+  const byPage = new Map<string, HistoryPoint[]>();
+  for (const h of history) (byPage.get(h.page) ?? byPage.set(h.page, []).get(h.page)!).push({ at: h.cycle_at, raw: h.raw_score, score: h.score });
+  const deploys = await db.selectFrom('deploys').select(['pages_before', 'pages_after'])
+    .where('site_id', '=', siteId).where('after_computed_at', '=', cycleAt).execute();
+  const deployDelta = new Map<string, number>();
+  for (const d of deploys) {
+    const before = new Map((JSON.parse(d.pages_before) as { page: string; score: number }[]).map((p) => [p.page, p.score]));
+    for (const after of JSON.parse(d.pages_after ?? '[]') as { page: string; score: number }[]) {
+      const delta = after.score - (before.get(after.page) ?? 0);
+      deployDelta.set(after.page, Math.max(deployDelta.get(after.page) ?? -Infinity, delta));
+    }
+  }
+  const ignored = new Set((await db.selectFrom('ux_issues').select(['page', 'type', 'element_selector']).where('site_id', '=', siteId)
+    .where('status', '=', 'ignored').execute()).map((i) => `${i.page}\u0000${i.type}\u0000${i.element_selector}`));
+  const windowStart = Math.min(...pages.map((p) => p.window_start));
+  const signalGroups = await db.selectFrom('signals').select(['page', 'element', 'signal_type', (eb) => eb.fn.countAll().as('n'), (eb) => eb.fn.min('occurred_at').as('first')])
+    .where('site_id', '=', siteId).where('element', '!=', '').where('occurred_at', '>=', windowStart).where('occurred_at', '<', cycleAt)
+    .groupBy(['page', 'element', 'signal_type']).execute();
+  return pages.map((p) => {
+    const own = byPage.get(p.page) ?? [];
+    const elements = new Map<string, { types: number; count: number }>();
+    for (const g of signalGroups) {
+      if (g.page !== p.page || ignored.has(`${g.page}\u0000${g.signal_type}\u0000${g.element}`)) continue;
+      const e = elements.get(g.element) ?? { types: 0, count: 0 };
+      e.types++;
+      e.count += Number(g.n);
+      elements.set(g.element, e);
+    }
+    return {
+      page: p.page, cycleAt, score: p.score, raw: p.raw_score,
+      previousScore: own.length ? own[own.length - 1].score : null,
+      firstSeenAt: p.first_seen_at, history: own,
+      baselineMature: p.deviation !== null,
+      deployDelta: deployDelta.get(p.page) ?? null,
+      elements: [...elements.entries()].map(([element, e]) => ({ element, ...e })),
+    };
+  });
+}
+
+async function evaluateSiteRule(db: Kysely<Database>, rule: AlertRulesTable, siteId: string, cycleAt: number): Promise<Firing | null> {
+  const config = JSON.parse(rule.config) as { event?: string; window_hours?: number };
+  if (rule.trigger_type === 'revenue_threshold') {
+    const revenue = await revenueAtRisk(db, siteId, cycleAt);
+    const value = revenue.tracking ? revenue.total_monthly_revenue_at_risk : null;
+    const state = await db.selectFrom('alert_rule_state').select('last_value').where('rule_id', '=', rule.id).where('page', '=', '').executeTakeFirst();
+    if (value !== null) {
+      await db.insertInto('alert_rule_state').values({ rule_id: rule.id, page: '', last_value: value, updated_at: cycleAt })
+        .onConflict((oc) => oc.columns(['rule_id', 'page']).doUpdateSet({ last_value: value, updated_at: cycleAt })).execute();
+    }
+    return evaluateSite(toRule(rule), { revenueAtRisk: value, previousRevenueAtRisk: state?.last_value ?? null, conversions: null, expectedConversions: null });
+  }
+  const hours = config.window_hours ?? 24;
+  const events = config.event ? [config.event] : (await effectiveConfig(db, siteId, 'production')).config.revenue_config?.conversion_events ?? [...DEFAULT_CONVERSION_EVENTS];
+  const windowMs = hours * 60 * 60 * 1000;
+  const count = async (from: number, to: number) => Number((await db.selectFrom('events').select((eb) => eb.fn.countAll().as('n'))
+    .where('site_id', '=', siteId).where('type', '=', 'track').where('name', 'in', events)
+    .where('occurred_at', '>=', from).where('occurred_at', '<', to).executeTakeFirstOrThrow()).n);
+  const conversions = await count(cycleAt - windowMs, cycleAt);
+  let previous = 0;
+  for (let day = 1; day <= 7; day++) previous += await count(cycleAt - day * DAY_MS - windowMs, cycleAt - day * DAY_MS);
+  return evaluateSite(toRule(rule), { revenueAtRisk: null, previousRevenueAtRisk: null, conversions, expectedConversions: previous / 7 });
+}
+
+export function alertEventData(a: AlertsTable) {
+  return {
+    id: a.id, rule_id: a.rule_id, trigger_type: a.trigger_type, page: a.page, severity: a.severity, status: a.status,
+    message: a.message, score_after: a.score_after, condition_value: a.condition_value, threshold: a.threshold,
+    fired_at: new Date(a.fired_at).toISOString(),
+  };
+}
+
+/** Queues the alert's notifications on the rule's channels (mcp has no push: the API shows it). */
+export async function notify(trx: Kysely<Database>, rule: Pick<AlertRulesTable, 'channels' | 'slack_channel' | 'config' | 'trigger_type'>, alert: AlertsTable, event: 'fired' | 'acknowledged' | 'investigating' | 'resolved', now: number) {
+  const channels = JSON.parse(rule.channels) as string[];
+  const sent: string[] = [];
+  if (channels.includes('webhook')) {
+    await queueEvent(trx, alert.site_id, `alert.${event}`, alertEventData(alert), now);
+    if (event === 'fired' && rule.trigger_type === 'spike') await queueEvent(trx, alert.site_id, 'score.spike', alertEventData(alert), now);
+    sent.push('webhook');
+  }
+  for (const channel of ['slack', 'email', 'pagerduty'] as const) {
+    if (!channels.includes(channel)) continue;
+    // Slack and email speak when an alert fires; PagerDuty also resolves its incident.
+    if (event !== 'fired' && !(channel === 'pagerduty' && event === 'resolved')) continue;
+    await trx.insertInto('outbox').values({
+      id: uuidv7(), site_id: alert.site_id, kind: `notify.${channel}`,
+      payload: JSON.stringify({ alert_id: alert.id, event, slack_channel: rule.slack_channel, recipients: (JSON.parse(rule.config) as { recipients?: string[] }).recipients ?? null }),
+      status: 'pending', attempts: 0, next_attempt_at: now, created_at: now, processed_at: null,
+    }).execute();
+    sent.push(channel);
+  }
+  if (sent.length) {
+    await trx.insertInto('alert_timeline').values({ id: uuidv7(), alert_id: alert.id, kind: 'notification_queued', message: `Notification queued: ${sent.join(', ')}`, details: JSON.stringify({ channels: sent, event }), created_at: now }).execute();
+  }
+}
+
+async function record(db: Kysely<Database>, rule: AlertRulesTable, page: string, score: number | null, firing: Firing, cycleAt: number, result: AlertStepResult) {
+  await db.transaction().execute(async (trx) => {
+    const open = await trx.selectFrom('alerts').selectAll().where('rule_id', '=', rule.id).where('page', page ? '=' : 'is', page || null)
+      .where('status', 'in', ACTIVE_STATUSES).orderBy('fired_at', 'desc').limit(1).executeTakeFirst();
+    if (open) {
+      // A cycle run again must not repeat itself.
+      const already = await trx.selectFrom('alert_timeline').select('id').where('alert_id', '=', open.id).where('created_at', '=', cycleAt).where('kind', '=', 'still_firing').executeTakeFirst();
+      if (already) return;
+      await trx.insertInto('alert_timeline').values({ id: uuidv7(), alert_id: open.id, kind: 'still_firing', message: firing.message, details: JSON.stringify({ condition_value: firing.conditionValue, score }), created_at: cycleAt }).execute();
+      result.stillFiring++;
+      const cooldownMs = rule.cooldown_minutes * 60_000;
+      if (open.status === 'fired' && (open.last_notified_at ?? open.fired_at) <= cycleAt - cooldownMs) {
+        await trx.updateTable('alerts').set({ last_notified_at: cycleAt, updated_at: cycleAt }).where('id', '=', open.id).execute();
+        await trx.insertInto('alert_timeline').values({ id: uuidv7(), alert_id: open.id, kind: 'renotified', message: 'Still firing and not acknowledged: notified again', details: null, created_at: cycleAt }).execute();
+        await notify(trx, rule, open, 'fired', cycleAt);
+      }
+      return;
+    }
+    const id = uuidv7();
+    const claimed = await trx.insertInto('alert_cooldowns').values({ rule_id: rule.id, page, until: cycleAt + rule.cooldown_minutes * 60_000, alert_id: id })
+      .onConflict((oc) => oc.columns(['rule_id', 'page']).doUpdateSet({ until: cycleAt + rule.cooldown_minutes * 60_000, alert_id: id }).where('alert_cooldowns.until', '<=', cycleAt))
+      .returning('alert_id').executeTakeFirst();
+    if (claimed?.alert_id !== id) return; // in cooldown, or another worker fired it
+    const breakdown = page ? (await trx.selectFrom('page_scores').select('breakdown').where('site_id', '=', rule.site_id).where('page', '=', page).executeTakeFirst())?.breakdown ?? '[]' : '[]';
+    const previous = page ? await trx.selectFrom('score_history').select('score').where('site_id', '=', rule.site_id).where('page', '=', page)
+      .where('cycle_at', '<', cycleAt).orderBy('cycle_at', 'desc').limit(1).executeTakeFirst() : undefined;
+    const alert: AlertsTable = {
+      id, site_id: rule.site_id, rule_id: rule.id, trigger_type: rule.trigger_type, page: page || null,
+      severity: alertSeverity(score, firing.conditionValue, rule.threshold), status: 'fired', message: `${rule.name}: ${firing.message}`,
+      score_before: previous?.score ?? null, score_after: score, condition_value: firing.conditionValue, threshold: rule.threshold,
+      breakdown, fired_at: cycleAt, acknowledged_at: null, investigating_at: null, resolved_at: null, resolved_reason: null,
+      last_notified_at: cycleAt, created_at: cycleAt, updated_at: cycleAt,
+    };
+    await trx.insertInto('alerts').values(alert).execute();
+    await trx.insertInto('alert_timeline').values({ id: uuidv7(), alert_id: id, kind: 'fired', message: alert.message, details: JSON.stringify({ condition_value: firing.conditionValue, threshold: rule.threshold, score }), created_at: cycleAt }).execute();
+    await notify(trx, rule, alert, 'fired', cycleAt);
+    result.fired++;
+  });
+}
+
+
