@@ -19,6 +19,7 @@ import { enforceRateLimit, failedAuthBlocked, recordFailedAuth } from './http/li
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { registerFeatures } from './features/index.ts';
 import { IngestWriter } from './ingest/store-batch.ts';
+import { systemResolver, type Resolver, type TargetPolicy } from './delivery/targets.ts';
 
 export interface AppDeps {
   config: Config;
@@ -27,9 +28,11 @@ export interface AppDeps {
   limiter: RateLimiter;
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger'];
+  /** DNS for outbound targets; tests inject one so no request ever leaves the machine. */
+  resolver?: Resolver;
 }
 
-export interface Services extends AppDeps { secrets: Secrets; metrics: Metrics; ingest: IngestWriter }
+export interface Services extends AppDeps { secrets: Secrets; metrics: Metrics; ingest: IngestWriter; targets: TargetPolicy }
 
 declare module 'fastify' {
   interface FastifyInstance { services: Services }
@@ -55,6 +58,9 @@ function validators() {
     (httpPart === 'body' ? body : text).compile(schema);
 }
 
+export const targetPolicy = (config: Config, resolve: Resolver): TargetPolicy =>
+  ({ allowPrivate: config.allowPrivateTargets, requireHttps: config.env === 'production', resolve });
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
     logger: deps.logger ?? false,
@@ -69,7 +75,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const metrics = createMetrics();
-  app.decorate('services', { ...deps, secrets: new Secrets(deps.config.secret), metrics, ingest: new IngestWriter(deps.store) });
+  app.decorate('services', {
+    ...deps,
+    secrets: new Secrets(deps.config.secret),
+    metrics,
+    ingest: new IngestWriter(deps.store),
+    targets: targetPolicy(deps.config, deps.resolver ?? systemResolver),
+  });
   app.decorateRequest('auth', null);
   app.setValidatorCompiler(validators());
   // Writes take JSON only; ingest adds its own text/plain parser in its own scope.

@@ -1,19 +1,26 @@
-// The background half of the service: the pipeline scheduler and housekeeping. `mallard
-// serve` runs it beside the API unless --no-worker; `mallard worker` runs it alone.
+// The background half of the service: the pipeline scheduler, outbox delivery and
+// housekeeping. `mallard serve` runs it beside the API unless --no-worker; `mallard worker`
+// runs it alone.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Store } from './store/db.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
 import { startScheduler } from './pipeline/scheduler.ts';
+import { startDeliveryWorker } from './delivery/worker.ts';
+import { systemResolver } from './delivery/targets.ts';
+import { Secrets } from './auth/secrets.ts';
+import { targetPolicy } from './app.ts';
 
 export function startWorker(store: Store, clock: Clock, config: Config, log: FastifyBaseLogger) {
   const scheduler = startScheduler(store, clock, config.pipelineIntervalMs, log);
   const maintenance = startMaintenance(store, clock, config.retentionDays, log);
+  const delivery = startDeliveryWorker({ store, clock, secrets: new Secrets(config.secret), policy: targetPolicy(config, systemResolver) }, log);
   return {
     async stop() {
       await scheduler.stop();
       await maintenance.stop();
+      await delivery.stop();
     },
   };
 }

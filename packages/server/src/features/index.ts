@@ -8,6 +8,7 @@ import { scoreRoutes } from './scores/routes.ts';
 import { issueRoutes } from './issues/routes.ts';
 import { alertRuleRoutes } from './alert-rules/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 import { revenueRoutes } from './revenue/routes.ts';
 import { publicSdkConfigRoutes, sdkConfigRoutes } from './sdk-config/routes.ts';
 import { heatmapRoutes } from './heatmaps/routes.ts';
@@ -30,7 +31,7 @@ export async function registerFeatures(app: App) {
       sessionRoutes, heatmapRoutes, journeyRoutes, rawRoutes,
       scoreRoutes, deployRoutes, annotationRoutes,
       issueRoutes, revenueRoutes, sdkConfigRoutes,
-      alertRuleRoutes, alertRoutes,
+      alertRuleRoutes, alertRoutes, webhookRoutes,
     ]) {
       await v1.register(routes);
     }

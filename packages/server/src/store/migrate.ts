@@ -1,22 +1,39 @@
 // Migrations live in code (no directory scanning), so they ship inside the package
 // and run the same way at start and from `mallard migrate`.
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as initial from './migrations/0001-initial.ts';
 import * as pipeline from './migrations/0002-pipeline.ts';
 import * as issues from './migrations/0003-issues.ts';
 import * as alerts from './migrations/0004-alerts.ts';
+import * as deliveries from './migrations/0005-deliveries.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-pipeline': pipeline,
   '0003-issues': issues,
   '0004-alerts': alerts,
+  '0005-deliveries': deliveries,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
+/**
+ * On PostgreSQL the migration tables live in the current schema, named explicitly: without a
+ * schema Kysely looks for them in every schema of the database, so a second Mallard schema in
+ * the same database (another deployment, or the test harness's throwaway schemas) was taken
+ * for this one and its migration tables were never created.
+ */
+async function migrationSchema(db: Kysely<any>): Promise<string | undefined> {
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return undefined;
+  const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+  return rows[0]?.schema ?? undefined;
+}
+
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'mallard_migrations', migrationLockTableName: 'mallard_migrations_lock' });
+  const migrator = new Migrator({
+    db, provider, migrationTableName: 'mallard_migrations', migrationLockTableName: 'mallard_migrations_lock',
+    migrationTableSchema: await migrationSchema(db),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

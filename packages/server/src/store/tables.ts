@@ -157,6 +157,11 @@ export interface PipelineStateTable { site_id: string; issues_counted_until: Ms 
 export interface AlertRuleStateTable { rule_id: string; page: string; last_value: number; updated_at: Ms }
 export interface AlertCooldownsTable { rule_id: string; page: string; until: Ms; alert_id: string }
 
+export interface DeliveryAttemptsTable {
+  id: string; site_id: string; delivery_id: string; attempt: number; status_code: number | null;
+  latency_ms: number; error: string | null; created_at: Ms;
+}
+
 export interface Database {
   orgs: OrgsTable;
   org_settings: OrgSettingsTable;
@@ -191,6 +196,7 @@ export interface Database {
   pipeline_state: PipelineStateTable;
   alert_rule_state: AlertRuleStateTable;
   alert_cooldowns: AlertCooldownsTable;
+  delivery_attempts: DeliveryAttemptsTable;
 }
 
 export type Org = Selectable<OrgsTable>;

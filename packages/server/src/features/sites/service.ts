@@ -106,7 +106,7 @@ export async function deleteSite(store: Store, auth: AuthContext, siteId: string
 const SITE_TABLES = [
   'signals', 'events', 'sessions', 'score_history', 'page_scores', 'ux_issues', 'alerts', 'alert_rules',
   'deploys', 'annotations', 'webhook_deliveries', 'webhooks', 'integrations', 'sdk_configs', 'outbox',
-  'site_score_history',
+  'site_score_history', 'delivery_attempts',
 ] as const;
 
 /** Deletes the data of deleted sites in bounded batches, so a huge site never holds one long lock. */
@@ -114,6 +114,9 @@ export async function purgeDeletedSites(store: Store, batchSize = 5000): Promise
   const sites = await store.db.selectFrom('sites').select('id').where('deleted_at', 'is not', null).execute();
   let removed = 0;
   for (const { id } of sites) {
+    // Rule state is keyed by rule, so it goes before the rules do.
+    await store.db.deleteFrom('alert_rule_state').where('rule_id', 'in', store.db.selectFrom('alert_rules').select('id').where('site_id', '=', id)).execute();
+    await store.db.deleteFrom('alert_cooldowns').where('rule_id', 'in', store.db.selectFrom('alert_rules').select('id').where('site_id', '=', id)).execute();
     for (const table of SITE_TABLES) {
       for (;;) {
         const batch = store.db.selectFrom(table).select('id').where('site_id', '=', id).limit(batchSize);

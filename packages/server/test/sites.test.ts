@@ -1,0 +1,400 @@
+// Sites: create (org-level credentials only), list, partial update, delete (hide, revoke keys
+// at once, purge data afterwards), and exactly one audit row per write in the same
+// transaction. Both dialects.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { purgeDeletedSites } from '../src/features/sites/service.ts';
+import type { Store } from '../src/store/db.ts';
+import { bearer, createHarness, type Harness } from './helpers/harness.ts';
+import { DIALECTS, type DialectName } from './helpers/services.ts';
+
+const LIMITS = { config: { rateLimits: { query: 100000, manage: 100000, ingest: 10000, guide: 200 } } };
+type Org = Awaited<ReturnType<Harness['org']>>;
+
+const hex32 = () => randomBytes(16).toString('hex');
+
+async function auditRows(store: Store, orgId: string) {
+  return store.db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId)
+    .where('action', '!=', 'org.bootstrapped').orderBy('created_at').orderBy('id').execute();
+}
+
+async function keyIdOf(store: Store, orgId: string, type: string) {
+  const row = await store.db.selectFrom('api_keys').select('id').where('org_id', '=', orgId)
+    .where('key_type', '=', type).where('name', '=', `bootstrap ${type}`).executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** A session with one pageview event and one signal, written straight to the store. */
+async function insertSiteData(store: Store, siteId: string, now: number) {
+  const sid = hex32();
+  const eventId = randomUUID();
+  await store.db.insertInto('sessions').values({
+    id: randomUUID(), site_id: siteId, sid, visitor_id: null, user_ref: null, environment: 'production',
+    first_seen_at: now, last_seen_at: now, entry_page: '/', exit_page: '/', pages: '["/"]', page_count: 1,
+    event_count: 2, signal_count: 1, signal_counts: '{"rage_click":1}', device_type: 'desktop', browser: null,
+    os: null, viewport_bucket: null, app_version: null, referrer_host: null, converted: 0,
+  }).execute();
+  await store.db.insertInto('events').values([
+    {
+      id: eventId, site_id: siteId, sid, visitor_id: null, type: 'signal', page: '/', occurred_at: now, client_ts: now,
+      received_at: now, dedupe_key: `k-${hex32()}`, name: null, signal_type: 'rage_click', element: 'button.pay',
+      label: null, props: null, referrer_page: null, environment: 'production',
+    },
+    {
+      id: randomUUID(), site_id: siteId, sid, visitor_id: null, type: 'pageview', page: '/', occurred_at: now, client_ts: now,
+      received_at: now, dedupe_key: `k-${hex32()}`, name: null, signal_type: null, element: null,
+      label: null, props: null, referrer_page: null, environment: 'production',
+    },
+  ]).execute();
+  await store.db.insertInto('signals').values({
+    id: randomUUID(), site_id: siteId, event_id: eventId, sid, visitor_id: null, signal_type: 'rage_click', page: '/',
+    element: 'button.pay', label: null, confidence: 0.9, occurred_at: now, rx: 0.5, ry: 0.5, vx: 0.3, vy: 0.4,
+    environment: 'production',
+  }).execute();
+  await store.db.insertInto('annotations').values({
+    id: randomUUID(), site_id: siteId, page: null, message: 'release', author: null, created_at: now,
+  }).execute();
+}
+
+const PURGED_TABLES = ['sessions', 'events', 'signals', 'annotations', 'api_keys'] as const;
+
+async function countRows(store: Store, siteId: string) {
+  const out: Record<string, number> = {};
+  for (const table of PURGED_TABLES) {
+    const row = await store.db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('site_id', '=', siteId).executeTakeFirstOrThrow();
+    out[table] = Number(row.n);
+  }
+  return out;
+}
+
+describe.each(DIALECTS)('sites on $name', ({ name, skip }) => {
+  let h: Harness;
+  beforeAll(async () => {
+    if (skip) return;
+    h = await createHarness(name, LIMITS);
+  });
+  afterAll(async () => { await h?.close(); });
+  // Keep every test in its own minute, so the failed-authentication limiter never carries over.
+  beforeEach(() => { if (!skip) h.clock.advance(60_000); });
+
+  /** A fresh org, its owner's JWT and an org-scoped key with manage:write made through the API. */
+  async function setup() {
+    const org = await h.org('Sites');
+    const jwt = await h.login(org.email, org.password);
+    const res = await h.app.inject({ method: 'POST', url: '/v1/manage/keys', headers: bearer(jwt), payload: { key_type: 'secret', scopes: ['manage:write', 'query:read'] } });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data.site_id).toBeNull();
+    return { org, jwt, orgKey: res.json().data.key as string, orgKeyId: res.json().data.id as string };
+  }
+
+  const createSite = (token: string, payload: unknown) =>
+    h.app.inject({ method: 'POST', url: '/v1/manage/site', headers: bearer(token), payload: payload as object });
+  const listSites = (token: string) => h.app.inject({ method: 'GET', url: '/v1/manage/sites', headers: bearer(token) });
+
+  it.skipIf(skip)('the owner JWT creates a site: 201 with the record, one audit row naming the user', async () => {
+    const { org, jwt } = await setup();
+    const before = await auditRows(h.store, org.org_id);
+    const res = await createSite(jwt, { name: '  Shop  ', url: 'https://shop.example/app', allowed_origins: ['https://shop.example/path', 'https://shop.example'] });
+    expect(res.statusCode).toBe(201);
+    const site = res.json().data;
+    expect(res.json().error).toBeNull();
+    expect(site).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+      org_id: org.org_id,
+      name: 'Shop',
+      url: 'https://shop.example/app',
+      allowed_origins: ['https://shop.example'],
+      created_at: new Date(h.clock.now()).toISOString(),
+      updated_at: new Date(h.clock.now()).toISOString(),
+    });
+    const stored = await h.store.db.selectFrom('sites').selectAll().where('id', '=', site.id).executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ org_id: org.org_id, name: 'Shop', deleted_at: null });
+
+    const after = await auditRows(h.store, org.org_id);
+    expect(after.length - before.length).toBe(1);
+    const row = after.find((r) => r.action === 'site.created');
+    expect(row).toMatchObject({ actor_type: 'user', actor_id: org.user_id, target_type: 'site', target_id: site.id, site_id: site.id });
+  });
+
+  it.skipIf(skip)('an org-scoped key creates a site, audited with the key as actor', async () => {
+    const { org, orgKey, orgKeyId } = await setup();
+    const before = await auditRows(h.store, org.org_id);
+    const res = await createSite(orgKey, { name: 'Docs', url: 'http://docs.example' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json().data).toMatchObject({ org_id: org.org_id, name: 'Docs', url: 'http://docs.example', allowed_origins: [] });
+    const after = await auditRows(h.store, org.org_id);
+    expect(after.length - before.length).toBe(1);
+    expect(after.at(-1)).toMatchObject({ action: 'site.created', actor_type: 'key', actor_id: orgKeyId, target_id: res.json().data.id });
+  });
+
+  it.skipIf(skip)('a site-scoped key cannot create or delete sites (403 org_scope_required) and nothing is written', async () => {
+    const { org } = await setup();
+    const before = await auditRows(h.store, org.org_id);
+    const res = await createSite(org.keys.secret, { name: 'Nope', url: 'https://nope.example' });
+    expect(res.statusCode).toBe(403);
+    expect(res.json()).toEqual({ data: null, error: { code: 'org_scope_required', message: expect.any(String), status: 403 } });
+    const del = await h.app.inject({ method: 'DELETE', url: `/v1/manage/site/${org.site_id}`, headers: bearer(org.keys.secret) });
+    expect(del.statusCode).toBe(403);
+    expect(del.json().error.code).toBe('org_scope_required');
+    const sites = await h.store.db.selectFrom('sites').select(['id', 'deleted_at']).where('org_id', '=', org.org_id).execute();
+    expect(sites).toEqual([{ id: org.site_id, deleted_at: null }]);
+    expect(await auditRows(h.store, org.org_id)).toHaveLength(before.length);
+  });
+
+  it.skipIf(skip)('create validates its body and a failing create leaves no site and no audit row', async () => {
+    const { org, jwt } = await setup();
+    const before = await auditRows(h.store, org.org_id);
+    const cases: [unknown, string][] = [
+      [{ name: 'x' }, 'url'],
+      [{ url: 'https://x.example' }, 'name'],
+      [{ name: 'x', url: 'ftp://x.example' }, 'url'],
+      [{ name: 'x', url: 'https://user:pw@x.example' }, 'url'],
+      [{ name: '   ', url: 'https://x.example' }, 'name'],
+      [{ name: 'a\u0007b', url: 'https://x.example' }, 'name'],
+      [{ name: 'x', url: 'https://x.example', owner: 'me' }, 'owner'],
+      [{ name: 'x', url: 'https://x.example', allowed_origins: ['javascript:alert(1)'] }, 'allowed_origins'],
+    ];
+    for (const [payload, field] of cases) {
+      const res = await createSite(jwt, payload);
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'invalid_input', details: { field } });
+    }
+    const sites = await h.store.db.selectFrom('sites').select('id').where('org_id', '=', org.org_id).execute();
+    expect(sites).toHaveLength(1);
+    expect(await auditRows(h.store, org.org_id)).toHaveLength(before.length);
+  });
+
+  it.skipIf(skip)('GET /manage/sites lists the org\'s sites; a site-scoped key sees only its own', async () => {
+    const { org, jwt } = await setup();
+    const other = await h.org('Other');
+    const created = await createSite(jwt, { name: 'Second', url: 'https://second.example' });
+    const secondId = created.json().data.id;
+
+    const res = await listSites(jwt);
+    expect(res.statusCode).toBe(200);
+    const sites = res.json().data.sites as { id: string; org_id: string; name: string; url: string }[];
+    expect(sites.map((s) => s.id)).toEqual([org.site_id, secondId]);
+    expect(sites.every((s) => s.org_id === org.org_id)).toBe(true);
+    expect(sites.map((s) => s.id)).not.toContain(other.site_id);
+    expect(sites[1]).toMatchObject({ name: 'Second', url: 'https://second.example', allowed_origins: [] });
+
+    const scoped = await listSites(org.keys.secret);
+    expect(scoped.statusCode).toBe(200);
+    expect(scoped.json().data.sites.map((s: { id: string }) => s.id)).toEqual([org.site_id]);
+  });
+
+  it.skipIf(skip)('PATCH is partial: a new name leaves the url alone; 200 with the record and one audit row', async () => {
+    const { org, jwt } = await setup();
+    const created = (await createSite(jwt, { name: 'Old', url: 'https://keep.example/x', allowed_origins: ['https://keep.example'] })).json().data;
+    const createdAt = h.clock.now();
+    h.clock.advance(5_000);
+    const before = await auditRows(h.store, org.org_id);
+
+    const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${created.id}`, headers: bearer(jwt), payload: { name: 'New' } });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toEqual({
+      ...created,
+      name: 'New',
+      created_at: new Date(createdAt).toISOString(),
+      updated_at: new Date(h.clock.now()).toISOString(),
+    });
+    const stored = await h.store.db.selectFrom('sites').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(stored).toMatchObject({ name: 'New', url: 'https://keep.example/x' });
+
+    const url = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${created.id}`, headers: bearer(jwt), payload: { url: 'https://moved.example' } });
+    expect(url.statusCode).toBe(200);
+    expect(url.json().data).toMatchObject({ name: 'New', url: 'https://moved.example', allowed_origins: ['https://keep.example'] });
+
+    const after = await auditRows(h.store, org.org_id);
+    expect(after.length - before.length).toBe(2);
+    expect(after.slice(-2).map((r) => [r.action, r.actor_type, r.actor_id, r.target_id])).toEqual([
+      ['site.updated', 'user', org.user_id, created.id],
+      ['site.updated', 'user', org.user_id, created.id],
+    ]);
+  });
+
+  it.skipIf(skip)('a site-scoped key may PATCH its own site, not a sibling (403) nor another org\'s (404)', async () => {
+    const { org, jwt } = await setup();
+    const other = await h.org('Other');
+    const sibling = (await createSite(jwt, { name: 'Sibling', url: 'https://sib.example' })).json().data;
+    const own = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: bearer(org.keys.secret), payload: { name: 'Renamed by key' } });
+    expect(own.statusCode).toBe(200);
+    expect(own.json().data.name).toBe('Renamed by key');
+    const sib = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${sibling.id}`, headers: bearer(org.keys.secret), payload: { name: 'x' } });
+    expect(sib.statusCode).toBe(403);
+    expect(sib.json().error.code).toBe('forbidden');
+    const foreign = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${other.site_id}`, headers: bearer(jwt), payload: { name: 'x' } });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().error.code).toBe('not_found');
+    const unknown = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${randomUUID()}`, headers: bearer(jwt), payload: { name: 'x' } });
+    expect(unknown.statusCode).toBe(404);
+    const stored = await h.store.db.selectFrom('sites').select('name').where('id', '=', other.site_id).executeTakeFirstOrThrow();
+    expect(stored.name).toBe('Other site');
+  });
+
+  it.skipIf(skip)('PATCH rejects bad values and an empty object, leaving the site and the audit log unchanged', async () => {
+    const { org, jwt } = await setup();
+    const before = await auditRows(h.store, org.org_id);
+    for (const payload of [{}, { url: 'notaurl' }, { name: '' }, { name: 'ok', color: 'red' }, { url: 42 }]) {
+      const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: bearer(jwt), payload });
+      expect(res.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(res.json().error.code).toBe('invalid_input');
+    }
+    const stored = await h.store.db.selectFrom('sites').select(['name', 'url']).where('id', '=', org.site_id).executeTakeFirstOrThrow();
+    expect(stored).toEqual({ name: 'Sites site', url: expect.stringMatching(/^https:\/\/site\d+\.example$/) });
+    expect(await auditRows(h.store, org.org_id)).toHaveLength(before.length);
+  });
+
+  it.skipIf(skip)('DELETE: 200 {id, deleted:true}; the site leaves the lists, its keys fail at once, PATCH and DELETE are 404', async () => {
+    const { org, jwt, orgKey } = await setup();
+    const keep = (await createSite(jwt, { name: 'Keep', url: 'https://keep.example' })).json().data;
+    expect((await h.app.inject({ method: 'GET', url: '/v1/query/whoami', headers: bearer(org.keys.mcp) })).statusCode).toBe(200);
+    const before = await auditRows(h.store, org.org_id);
+
+    const res = await h.app.inject({ method: 'DELETE', url: `/v1/manage/site/${org.site_id}`, headers: bearer(jwt) });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ data: { id: org.site_id, deleted: true }, error: null });
+
+    const after = await auditRows(h.store, org.org_id);
+    expect(after.length - before.length).toBe(1);
+    expect(after.at(-1)).toMatchObject({ action: 'site.deleted', actor_type: 'user', actor_id: org.user_id, target_id: org.site_id });
+
+    const list = await listSites(jwt);
+    expect(list.json().data.sites.map((s: { id: string }) => s.id)).toEqual([keep.id]);
+    const byKey = await listSites(orgKey);
+    expect(byKey.json().data.sites.map((s: { id: string }) => s.id)).toEqual([keep.id]);
+
+    for (const key of [org.keys.secret, org.keys.mcp]) {
+      const who = await h.app.inject({ method: 'GET', url: '/v1/query/whoami', headers: bearer(key) });
+      expect(who.statusCode).toBe(401);
+      expect(who.json().error.code).toBe('invalid_key');
+    }
+    const ingest = await h.app.inject({ method: 'GET', url: '/v1/query/whoami', headers: bearer(org.keys.publishable) });
+    expect(ingest.statusCode).toBe(401);
+
+    const patch = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: bearer(jwt), payload: { name: 'ghost' } });
+    expect(patch.statusCode).toBe(404);
+    expect(patch.json().error.code).toBe('not_found');
+    const again = await h.app.inject({ method: 'DELETE', url: `/v1/manage/site/${org.site_id}`, headers: bearer(jwt) });
+    expect(again.statusCode).toBe(404);
+    const scores = await h.app.inject({ method: 'GET', url: `/v1/query/scores?site_id=${org.site_id}`, headers: bearer(orgKey) });
+    expect(scores.statusCode).toBe(404);
+
+    // The org-level credentials and the other site are untouched.
+    const still = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${keep.id}`, headers: bearer(orgKey), payload: { name: 'Kept' } });
+    expect(still.statusCode).toBe(200);
+    expect(await auditRows(h.store, org.org_id)).toHaveLength(after.length + 1);
+  });
+
+  it.skipIf(skip)('an org-scoped key cannot delete another org\'s site: 404, and nothing changes', async () => {
+    const { orgKey } = await setup();
+    const other = await h.org('Victim');
+    const res = await h.app.inject({ method: 'DELETE', url: `/v1/manage/site/${other.site_id}`, headers: bearer(orgKey) });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().error.code).toBe('not_found');
+    const who = await h.app.inject({ method: 'GET', url: '/v1/query/whoami', headers: bearer(other.keys.secret) });
+    expect(who.statusCode).toBe(200);
+    expect(await auditRows(h.store, other.org_id)).toHaveLength(0);
+  });
+
+  it.skipIf(skip)('purgeDeletedSites removes the deleted site\'s rows and keeps every other site\'s', async () => {
+    const { org, jwt } = await setup();
+    const keep = (await createSite(jwt, { name: 'Keep', url: 'https://keep.example' })).json().data;
+    const now = h.clock.now();
+    await insertSiteData(h.store, org.site_id, now);
+    await insertSiteData(h.store, org.site_id, now);
+    await insertSiteData(h.store, keep.id, now);
+    const keepKey = await h.app.inject({ method: 'POST', url: '/v1/manage/keys', headers: bearer(jwt), payload: { key_type: 'publishable', site_id: keep.id } });
+    expect(keepKey.statusCode).toBe(201);
+
+    const doomedBefore = await countRows(h.store, org.site_id);
+    expect(doomedBefore).toEqual({ sessions: 2, events: 4, signals: 2, annotations: 2, api_keys: 3 });
+    const keptBefore = await countRows(h.store, keep.id);
+    expect(keptBefore).toEqual({ sessions: 1, events: 2, signals: 1, annotations: 1, api_keys: 1 });
+
+    const del = await h.app.inject({ method: 'DELETE', url: `/v1/manage/site/${org.site_id}`, headers: bearer(jwt) });
+    expect(del.statusCode).toBe(200);
+    await purgeDeletedSites(h.store);
+
+    expect(await countRows(h.store, org.site_id)).toEqual({ sessions: 0, events: 0, signals: 0, annotations: 0, api_keys: 0 });
+    expect(await countRows(h.store, keep.id)).toEqual(keptBefore);
+    // The site row itself stays (hidden), so its id is never reused and the audit trail resolves.
+    const site = await h.store.db.selectFrom('sites').select('deleted_at').where('id', '=', org.site_id).executeTakeFirstOrThrow();
+    expect(site.deleted_at).toBe(now);
+    // Purging again is harmless.
+    await purgeDeletedSites(h.store);
+    expect(await countRows(h.store, keep.id)).toEqual(keptBefore);
+  });
+
+  it.skipIf(skip)('purging works in batches smaller than the data', async () => {
+    const { org, jwt } = await setup();
+    for (let i = 0; i < 3; i++) await insertSiteData(h.store, org.site_id, h.clock.now());
+    expect((await h.app.inject({ method: 'DELETE', url: `/v1/manage/site/${org.site_id}`, headers: bearer(jwt) })).statusCode).toBe(200);
+    await purgeDeletedSites(h.store, 2);
+    expect(await countRows(h.store, org.site_id)).toEqual({ sessions: 0, events: 0, signals: 0, annotations: 0, api_keys: 0 });
+  });
+});
+
+describe.each(DIALECTS)('site writes and their audit rows are one transaction on $name', ({ name, skip }) => {
+  let h: Harness;
+  let org: Org;
+  let jwt: string;
+  beforeAll(async () => {
+    if (skip) return;
+    h = await createHarness(name as DialectName, LIMITS);
+    org = await h.org('Atomic');
+    jwt = await h.login(org.email, org.password);
+    // Break the audit log: every write that records an audit row now fails at that insert.
+    await sql`ALTER TABLE audit_log RENAME TO audit_log_broken`.execute(h.store.db);
+  });
+  afterAll(async () => { await h?.close(); });
+
+  it.skipIf(skip)('a create whose audit row fails leaves no site behind', async () => {
+    const res = await h.app.inject({ method: 'POST', url: '/v1/manage/site', headers: bearer(jwt), payload: { name: 'Ghost', url: 'https://ghost.example' } });
+    expect(res.statusCode).toBe(500);
+    expect(res.json().error.code).toBe('internal_error');
+    const sites = await h.store.db.selectFrom('sites').select('name').where('org_id', '=', org.org_id).execute();
+    expect(sites).toEqual([{ name: 'Atomic site' }]);
+  });
+
+  it.skipIf(skip)('an update whose audit row fails changes nothing', async () => {
+    const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: bearer(jwt), payload: { name: 'Changed' } });
+    expect(res.statusCode).toBe(500);
+    const site = await h.store.db.selectFrom('sites').select('name').where('id', '=', org.site_id).executeTakeFirstOrThrow();
+    expect(site.name).toBe('Atomic site');
+  });
+
+  it.skipIf(skip)('a delete whose audit row fails neither hides the site nor revokes its keys', async () => {
+    const res = await h.app.inject({ method: 'DELETE', url: `/v1/manage/site/${org.site_id}`, headers: bearer(jwt) });
+    expect(res.statusCode).toBe(500);
+    const site = await h.store.db.selectFrom('sites').select('deleted_at').where('id', '=', org.site_id).executeTakeFirstOrThrow();
+    expect(site.deleted_at).toBeNull();
+    const who = await h.app.inject({ method: 'GET', url: '/v1/query/whoami', headers: bearer(org.keys.secret) });
+    expect(who.statusCode).toBe(200);
+    expect(who.json().data.site.id).toBe(org.site_id);
+    const revoked = await h.store.db.selectFrom('api_keys').select('id').where('site_id', '=', org.site_id).where('revoked_at', 'is not', null).execute();
+    expect(revoked).toHaveLength(0);
+  });
+});
+
+describe.each(DIALECTS)('site audit rows for key-authenticated writes on $name', ({ name, skip }) => {
+  let h: Harness;
+  beforeAll(async () => {
+    if (skip) return;
+    h = await createHarness(name, LIMITS);
+  });
+  afterAll(async () => { await h?.close(); });
+
+  it.skipIf(skip)('a site-scoped key\'s PATCH is audited with that key as actor and no key material', async () => {
+    const org = await h.org('KeyAudit');
+    const keyId = await keyIdOf(h.store, org.org_id, 'secret');
+    const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: bearer(org.keys.secret), payload: { url: 'https://renamed.example' } });
+    expect(res.statusCode).toBe(200);
+    const rows = await auditRows(h.store, org.org_id);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ action: 'site.updated', actor_type: 'key', actor_id: keyId, target_type: 'site', target_id: org.site_id, site_id: org.site_id });
+    expect(JSON.stringify(rows[0])).not.toContain(org.keys.secret);
+  });
+});
