@@ -21,6 +21,9 @@ export interface Config {
   allowPrivateTargets: boolean;
   retentionDays: number;
   pipelineIntervalMs: number;
+  /** Where links in notifications point, and the base URLs of outside services (tests point them at local receivers). */
+  publicUrl: string;
+  providers: { slackApi: string; pagerdutyEvents: string; linearApi: string; githubApi: string };
   dataDir: string;
 }
 
@@ -90,9 +93,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
 
   const host = env.HOST || '127.0.0.1';
+  const port = int(env, 'PORT', 8787, 0, 65535);
+  const https = ['https:'];
+  const any = ['https:', 'http:'];
   return {
     env: nodeEnv,
-    port: int(env, 'PORT', 8787, 0, 65535),
+    port,
     host,
     databaseUrl,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
@@ -109,6 +115,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateTargets: flag(env, 'MALLARD_ALLOW_PRIVATE_TARGETS', false),
     retentionDays: int(env, 'MALLARD_RETENTION_DAYS', 90, 1, 3650),
     pipelineIntervalMs: int(env, 'MALLARD_PIPELINE_INTERVAL_MIN', 15, 1, 1440) * 60_000,
+    publicUrl: (url(env, 'MALLARD_PUBLIC_URL', any) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, ''),
+    providers: {
+      slackApi: (url(env, 'SLACK_API_URL', nodeEnv === 'production' ? https : any) ?? 'https://slack.com/api').replace(/\/$/, ''),
+      pagerdutyEvents: url(env, 'PAGERDUTY_EVENTS_URL', nodeEnv === 'production' ? https : any) ?? 'https://events.pagerduty.com/v2/enqueue',
+      linearApi: url(env, 'LINEAR_API_URL', nodeEnv === 'production' ? https : any) ?? 'https://api.linear.app/graphql',
+      githubApi: (url(env, 'GITHUB_API_URL', nodeEnv === 'production' ? https : any) ?? 'https://api.github.com').replace(/\/$/, ''),
+    },
     dataDir,
   };
 }

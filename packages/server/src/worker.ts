@@ -15,7 +15,7 @@ import { targetPolicy } from './app.ts';
 export function startWorker(store: Store, clock: Clock, config: Config, log: FastifyBaseLogger) {
   const scheduler = startScheduler(store, clock, config.pipelineIntervalMs, log);
   const maintenance = startMaintenance(store, clock, config.retentionDays, log);
-  const delivery = startDeliveryWorker({ store, clock, secrets: new Secrets(config.secret), policy: targetPolicy(config, systemResolver) }, log);
+  const delivery = startDeliveryWorker({ store, clock, config, secrets: new Secrets(config.secret), policy: targetPolicy(config, systemResolver) }, log);
   return {
     async stop() {
       await scheduler.stop();

@@ -11,6 +11,8 @@ import type { Database, WebhookDeliveriesTable } from '../store/tables.ts';
 import { postJson } from './http-post.ts';
 import { sign } from './signing.ts';
 import type { TargetPolicy } from './targets.ts';
+import type { Config } from '../config.ts';
+import { sendNotification, type NotifyPayload } from './channels.ts';
 
 /** Retries after the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then failed. */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
@@ -18,7 +20,7 @@ export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 const LEASE_MS = 60_000;
 const BATCH = 20;
 
-export interface DeliveryDeps { store: Store; secrets: Secrets; clock: Clock; policy: TargetPolicy }
+export interface DeliveryDeps { store: Store; secrets: Secrets; clock: Clock; policy: TargetPolicy; config: Config }
 
 async function claim(db: Kysely<Database>, dialect: Dialect, table: 'outbox' | 'webhook_deliveries', now: number, kinds?: string[]) {
   // Both tables share id, status and next_attempt_at; the name comes from the union above.
@@ -103,10 +105,46 @@ export async function sendDueDeliveries(deps: DeliveryDeps): Promise<number> {
   return rows.length;
 }
 
+const NOTIFY_KINDS = ['notify.slack', 'notify.pagerduty', 'notify.email'];
+
+/** Channel notifications: sent from their outbox row, retried on the same schedule. */
+export async function sendDueNotifications(deps: DeliveryDeps): Promise<number> {
+  const { store, clock } = deps;
+  const rows = await claim(store.db, store.dialect, 'outbox', clock.now(), NOTIFY_KINDS);
+  for (const row of rows) {
+    const channel = String(row.kind).slice('notify.'.length);
+    const payload = JSON.parse(String(row.payload)) as NotifyPayload;
+    const result = await sendNotification(channel, payload, { db: store.db, secrets: deps.secrets, config: deps.config, policy: deps.policy });
+    const now = clock.now();
+    const attempt = Number(row.attempts) + 1;
+    const gaveUp = !result.ok && (result.final || attempt >= MAX_ATTEMPTS);
+    await store.db.transaction().execute(async (trx) => {
+      await trx.insertInto('delivery_attempts').values({
+        id: uuidv7(), site_id: String(row.site_id), delivery_id: String(row.id), attempt, status_code: result.statusCode,
+        latency_ms: result.latencyMs, error: result.error, created_at: now,
+      }).execute();
+      await trx.updateTable('outbox').set({
+        attempts: attempt,
+        status: result.ok ? 'done' : gaveUp ? 'failed' : 'pending',
+        next_attempt_at: result.ok || gaveUp ? now : now + RETRY_SCHEDULE_MS[attempt - 1],
+        processed_at: result.ok || gaveUp ? now : null,
+      }).where('id', '=', String(row.id)).execute();
+      const outcome = result.ok ? `${channel} notification sent (${payload.event})` : gaveUp
+        ? `${channel} notification failed: ${result.error}` : `${channel} notification attempt ${attempt} failed (${result.error}); retrying`;
+      await trx.insertInto('alert_timeline').values({
+        id: uuidv7(), alert_id: payload.alert_id, kind: result.ok ? 'notification_sent' : 'notification_failed', message: outcome,
+        details: JSON.stringify({ channel, attempt, status_code: result.statusCode, latency_ms: result.latencyMs, error: result.error }), created_at: now,
+      }).execute();
+    });
+  }
+  return rows.length;
+}
+
 export async function runDeliveryOnce(deps: DeliveryDeps) {
   const fannedOut = await fanOutEvents(deps);
   const sent = await sendDueDeliveries(deps);
-  return { fannedOut, sent };
+  const notified = await sendDueNotifications(deps);
+  return { fannedOut, sent, notified };
 }
 
 export function startDeliveryWorker(deps: DeliveryDeps, log: { error(o: object, m: string): void }, intervalMs = 1000) {

@@ -9,6 +9,9 @@ import { issueRoutes } from './issues/routes.ts';
 import { alertRuleRoutes } from './alert-rules/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { integrationRoutes } from './integrations/routes.ts';
+import { ticketRoutes } from './issues/tickets.ts';
+import { mcpContextRoutes } from './mcp-context/routes.ts';
 import { revenueRoutes } from './revenue/routes.ts';
 import { publicSdkConfigRoutes, sdkConfigRoutes } from './sdk-config/routes.ts';
 import { heatmapRoutes } from './heatmaps/routes.ts';
@@ -31,7 +34,7 @@ export async function registerFeatures(app: App) {
       sessionRoutes, heatmapRoutes, journeyRoutes, rawRoutes,
       scoreRoutes, deployRoutes, annotationRoutes,
       issueRoutes, revenueRoutes, sdkConfigRoutes,
-      alertRuleRoutes, alertRoutes, webhookRoutes,
+      alertRuleRoutes, alertRoutes, webhookRoutes, integrationRoutes, ticketRoutes, mcpContextRoutes,
     ]) {
       await v1.register(routes);
     }

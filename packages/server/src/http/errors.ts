@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  upstream_error: 502,
   unavailable: 503,
 } as const;
 

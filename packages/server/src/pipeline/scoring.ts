@@ -109,7 +109,8 @@ export function weighSignals(fires: readonly SignalFire[], weight: (type: string
     signal, count, weight: weight(signal), weighted: weight(signal) * confidence,
   }));
   const total = rows.reduce((sum, r) => sum + r.weighted, 0);
-  rows.sort((a, b) => b.weighted - a.weighted || a.signal.localeCompare(b.signal));
+  // Compare at the precision shown, so equal scores (18 x 0.46 and 12 x 0.69) tie on name, not on float noise.
+  rows.sort((a, b) => round4(b.weighted) - round4(a.weighted) || a.signal.localeCompare(b.signal));
   const breakdown: BreakdownRow[] = rows.map((r) => ({
     signal: r.signal, count: r.count, weight: r.weight, weighted_score: round4(r.weighted),
     percentage: total > 0 ? Math.round((r.weighted / total) * 100) : 0,

@@ -26,6 +26,7 @@ export const IssueRecord = Type.Object({
   status_changed_at: IsoTime,
   created_at: IsoTime,
   updated_at: IsoTime,
+  ticket: Nullable(Type.Object({ provider: Type.String(), id: Type.String(), url: Type.String() })),
 });
 export type IssueRecord = Static<typeof IssueRecord>;
 

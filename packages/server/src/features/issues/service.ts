@@ -23,6 +23,7 @@ export function toIssueRecord(i: UxIssuesTable): IssueRecord {
     signal_count: i.signal_count, session_count: i.session_count, user_count: i.user_count,
     first_seen_at: iso(i.first_seen_at), last_seen_at: iso(i.last_seen_at), resolved_at: isoOrNull(i.resolved_at),
     status_changed_at: iso(i.status_changed_at), created_at: iso(i.created_at), updated_at: iso(i.updated_at),
+    ticket: i.ticket_id ? { provider: i.ticket_provider!, id: i.ticket_id, url: i.ticket_url! } : null,
   };
 }
 

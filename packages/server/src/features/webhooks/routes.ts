@@ -50,8 +50,8 @@ async function webhookInScope(store: Store, auth: AuthContext, id: string) {
 }
 
 export async function webhookRoutes(app: App) {
-  const { store, clock, secrets, targets } = app.services;
-  const deliveryDeps = { store, clock, secrets, policy: targets };
+  const { store, clock, secrets, targets, config } = app.services;
+  const deliveryDeps = { store, clock, secrets, config, policy: targets };
 
   app.get('/manage/webhooks', {
     config: { access: read },
