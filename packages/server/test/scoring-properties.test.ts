@@ -49,6 +49,18 @@ describe('scoring properties', () => {
     }), RUNS);
   });
 
+  it('the score stays within [0, 100] for unclamped confidences and any active-user count (NaN included)', () => {
+    const wild = fc.oneof(fc.double(), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -1e9, 1e9));
+    const users = fc.oneof(fc.integer({ min: -5, max: 2000 }), fc.constantFrom(Number.NaN, Number.POSITIVE_INFINITY, 0));
+    fc.assert(fc.property(fires(60, 80, wild), users, (input, activeUsers) => {
+      const result = scorePage({ fires: input, activeUsers, weight, baseline: null });
+      expect(Number.isFinite(result.score)).toBe(true);
+      expect(result.score).toBeGreaterThanOrEqual(0);
+      expect(result.score).toBeLessThanOrEqual(100);
+      expect(Number.isFinite(result.raw)).toBe(true);
+    }), RUNS);
+  });
+
   it('percentages of a breakdown are integers within [0, 100] and it is sorted by weighted score', () => {
     fc.assert(fc.property(fires(), fc.integer({ min: 1, max: 500 }), (input, activeUsers) => {
       const { breakdown, dominantSignal } = scorePage({ fires: input, activeUsers, weight, baseline: null });

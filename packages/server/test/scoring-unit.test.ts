@@ -94,6 +94,48 @@ describe('scorePage', () => {
     expect(rawScore(100, 0, 5)).toBe(0);
   });
 
+  it.each([
+    // confidence as it reaches the scoring function -> the confidence counted. One rage click (25) among
+    // 10 users: raw = 25 x cf / 10.
+    ['NaN counts as 1', Number.NaN, 2.5],
+    ['missing counts as 1', undefined, 2.5],
+    ['null counts as 1', null, 2.5],
+    ['above 1 is clamped to 1', 1.7, 2.5],
+    ['+Infinity is clamped to 1', Number.POSITIVE_INFINITY, 2.5],
+    ['below 0 is clamped to 0', -0.5, 0],
+    ['-Infinity is clamped to 0', Number.NEGATIVE_INFINITY, 0],
+    ['0.4 stays 0.4', 0.4, 1],
+  ])('confidence in scoring: %s', (_name, cf, raw) => {
+    const input = [{ type: 'rage_click', user: 'a', confidence: cf as number, at: T - MIN }];
+    const result = scorePage({ fires: input, activeUsers: 10, weight, baseline: null });
+    expect(result.raw).toBeCloseTo(raw, 4);
+    expect(result.score).toBe(raw);
+    expect(result.breakdown[0].weighted_score).toBeCloseTo(raw * 10, 4);
+  });
+
+  it('a NaN confidence among others does not poison the sum', () => {
+    // 2 x 0.5 + 1 (NaN) = 2 -> 25 x 2 / 5 = 10
+    const input = [...fires('rage_click', 2, 0.5), { type: 'rage_click', user: 'z', confidence: Number.NaN, at: T - MIN }];
+    const result = scorePage({ fires: input, activeUsers: 5, weight, baseline: null });
+    expect(result.raw).toBe(10);
+    expect(result.score).toBe(10);
+  });
+
+  it.each([
+    ['NaN', Number.NaN], ['undefined', undefined], ['null', null], ['-Infinity', Number.NEGATIVE_INFINITY],
+  ])('missing active users (%s): score 0, no breakdown, stable, no crash', (_name, activeUsers) => {
+    const result = scorePage({ fires: fires('rage_click', 5), activeUsers: activeUsers as number, weight, baseline: mature(10, 2) });
+    expect(result).toMatchObject({ score: 0, raw: 0, breakdown: [], dominantSignal: null, activeUsers: 0, deviation: null, trend: 'stable', duckState: 'calm' });
+    expect(rawScore(100, activeUsers as number, 5)).toBe(0);
+  });
+
+  it('clamping at 0: nothing negative survives (negative confidences and custom weights)', () => {
+    const custom = weightResolver({ rage_click: -40 }); // an invalid override falls back to the registry
+    const result = scorePage({ fires: [...fires('rage_click', 3, -1), ...fires('dead_click', 2, -0.3)], activeUsers: 4, weight: custom, baseline: null });
+    expect(result.raw).toBe(0);
+    expect(result.score).toBe(0);
+  });
+
   it('no signals: empty breakdown and no dominant signal', () => {
     const result = scorePage({ fires: [], activeUsers: 20, weight, baseline: null });
     expect(result.breakdown).toEqual([]);

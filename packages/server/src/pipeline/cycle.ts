@@ -38,23 +38,29 @@ export async function releaseSite(db: Kysely<Database>, siteId: string, holder: 
   await db.deleteFrom('pipeline_claims').where('site_id', '=', siteId).where('holder', '=', holder).execute();
 }
 
-/** Deploys between 5 minutes and 48 hours old get their after-score from [deploy, T). */
+/**
+ * Deploys between 5 minutes and 48 hours old get their after-score from [deploy, T); one whose
+ * window has no active user yet keeps it null (no post-deploy data is not a score of 0).
+ */
 export async function refreshDeploysAfter(db: Kysely<Database>, siteId: string, cycleAt: number): Promise<number> {
   const deploys = await db.selectFrom('deploys').select(['id', 'deployed_at', 'confusion_before'])
     .where('site_id', '=', siteId)
     .where('deployed_at', '<=', cycleAt - DEPLOY_SETTLE_MS)
     .where('deployed_at', '>=', cycleAt - DEPLOY_TRACK_MS)
     .execute();
+  let updated = 0;
   for (const deploy of deploys) {
     const after = await scoreSpan(db, siteId, deploy.deployed_at, cycleAt);
+    if (after.pages.length === 0) continue;
     await db.updateTable('deploys').set({
       confusion_after: after.overall,
       delta: Math.round((after.overall - deploy.confusion_before) * 10) / 10,
       pages_after: JSON.stringify(after.pages),
       after_computed_at: cycleAt,
     }).where('id', '=', deploy.id).execute();
+    updated++;
   }
-  return deploys.length;
+  return updated;
 }
 
 export async function runCycle(db: Kysely<Database>, siteId: string, cycleAt: number, options: CycleOptions): Promise<CycleResult> {

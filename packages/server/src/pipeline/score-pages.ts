@@ -167,11 +167,15 @@ export async function scorePagesStep(db: Kysely<Database>, siteId: string, cycle
   return { scored: scored.length, stale: stale.length, overallScore: overall, activeUsers: siteWindow.activeUsers };
 }
 
-/** Scores of the window [from, to) without extension: what deploy before/after comparisons use. */
+/**
+ * Scores of the window [from, to) without extension: what deploy before/after comparisons use.
+ * Signals of issues ignored before `to` are left out, as in page scores.
+ */
 export async function scoreSpan(db: Kysely<Database>, siteId: string, from: number, to: number) {
   const weight = weightResolver(await loadSignalWeights(db, siteId));
   const users = await lastSeenByPage(db, siteId, from, to, []);
-  const fires = await firesBetween(db, siteId, from, to);
+  const ignored = await ignoredFingerprints(db, siteId, to);
+  const fires = (await firesBetween(db, siteId, from, to)).filter((f) => !ignored.has(`${f.page}\u0000${f.type}\u0000${f.element}`));
   const active = new Map<string, number>();
   for (const r of users) active.set(r.page, (active.get(r.page) ?? 0) + 1);
   const pages = [...active.entries()].map(([page, activeUsers]) => {

@@ -1,5 +1,6 @@
 // Pure: page and site confusion scores (DOMAIN.md section 3). Inputs are plain values, so
 // every rule is tested with tables of cases; nothing here reads a clock or a store.
+import { clampConfidence } from './weights.ts';
 
 export type Trend = 'up' | 'down' | 'stable';
 export type DuckState = 'calm' | 'watching' | 'alert' | 'flustered' | 'critical';
@@ -102,7 +103,8 @@ export function weighSignals(fires: readonly SignalFire[], weight: (type: string
     if (weight(fire.type) <= 0) continue;
     const entry = byType.get(fire.type) ?? { count: 0, confidence: 0 };
     entry.count++;
-    entry.confidence += fire.confidence;
+    // Ingest already clamps; scoring holds to the rule too (missing or NaN is 1, else [0, 1]).
+    entry.confidence += clampConfidence(fire.confidence);
     byType.set(fire.type, entry);
   }
   const rows = [...byType.entries()].map(([signal, { count, confidence }]) => ({
@@ -120,7 +122,8 @@ export function weighSignals(fires: readonly SignalFire[], weight: (type: string
 
 /** Raw score (after the multiplier, before clamping) from signals and active users. */
 export function rawScore(weightedTotal: number, activeUsers: number, frustratedUsers: number): number {
-  if (activeUsers <= 0) return 0;
+  // Zero, negative, NaN or missing active users: no one to score, so 0.
+  if (!(activeUsers > 0)) return 0;
   return (weightedTotal / activeUsers) * multiplier(frustratedUsers);
 }
 
@@ -135,7 +138,7 @@ export function scorePage(input: {
   const { total, breakdown, signalCount } = weighSignals(input.fires, input.weight);
   // Affected (and so frustrated) users are those with at least one counted signal.
   const affected = new Set(input.fires.filter((f) => input.weight(f.type) > 0).map((f) => f.user)).size;
-  if (input.activeUsers <= 0) {
+  if (!(input.activeUsers > 0)) {
     return { score: 0, raw: 0, breakdown: [], dominantSignal: null, activeUsers: 0, affectedUsers: 0, frustratedUsers: 0, signalCount: 0, deviation: null, trend: 'stable', duckState: 'calm' };
   }
   const raw = rawScore(total, input.activeUsers, affected);
