@@ -1,7 +1,8 @@
 // Step 3 of a cycle: decide fixes (DOMAIN.md section 4). Pending verification records are
 // judged by the issue's signal rate after the deploy (or the resolution) against before;
 // resolved issues with no deploy within 24 hours get a record against the resolution time;
-// a verified issue whose friction forms a cluster again regresses. Ignored issues never do.
+// a verified issue whose friction forms a cluster again regresses, and so does a resolved one
+// whose friction recurs as a cluster before it has a record. Ignored issues never do.
 import { v7 as uuidv7 } from 'uuid';
 import { sql, type Kysely } from 'kysely';
 import type { Database, UxIssuesTable } from '../store/tables.ts';
@@ -38,18 +39,34 @@ export async function verifyStep(db: Kysely<Database>, siteId: string, cycleAt: 
   const issues = new Map((await db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId)
     .where('status', 'in', ['resolved', 'verified', ...OPEN_STATUSES]).execute()).map((i) => [i.id, i]));
 
-  // Resolved with no deploy within 24 hours: verify against the resolution itself.
+  // Resolved with no deploy within 24 hours: verify against the resolution itself. Until then,
+  // with no deploy yet, a recurrence since the resolution that forms a cluster at >= 70 % of the
+  // before-rate regresses the issue at once (recorded against the resolution).
   for (const issue of issues.values()) {
-    if (issue.status !== 'resolved' || issue.resolved_at === null || issue.resolved_at > cycleAt - DAY_MS) continue;
+    if (issue.status !== 'resolved' || issue.resolved_at === null || issue.resolved_at > cycleAt) continue;
     const since = await db.selectFrom('issue_verifications').select('id').where('issue_id', '=', issue.id)
       .where('started_at', '>=', issue.resolved_at).limit(1).executeTakeFirst();
     if (since) continue;
     const before = await issueRate(db, issue, issue.resolved_at - 7 * DAY_MS, issue.resolved_at);
-    await db.insertInto('issue_verifications').values({
+    const record = {
       id: uuidv7(), issue_id: issue.id, deploy_id: null, deploy_version: null, result: 'pending', before_count: before.count,
-      before_rate: before.rate, after_count: 0, after_rate: null, active_users_after: 0, started_at: issue.resolved_at,
-      decided_at: null, created_at: cycleAt,
+      before_rate: before.rate, after_count: 0, after_rate: null as number | null, active_users_after: 0, started_at: issue.resolved_at,
+      decided_at: null as number | null, created_at: cycleAt,
+    };
+    if (issue.resolved_at <= cycleAt - DAY_MS) {
+      await db.insertInto('issue_verifications').values(record).execute();
+      continue;
+    }
+    const after = await issueRate(db, issue, issue.resolved_at, cycleAt);
+    const sessions = await sessionsWithSignals(db, issue, issue.resolved_at, cycleAt);
+    if (after.count === 0 || !isCluster(after.count, sessions) || after.rate < REGRESSED_AT_LEAST * before.rate) continue;
+    await db.insertInto('issue_verifications').values({
+      ...record, result: 'regressed', after_count: after.count, after_rate: after.rate, active_users_after: after.activeUsers, decided_at: cycleAt,
     }).execute();
+    await setStatus(db, issue, 'regressed', `Regressed: ${after.rate.toFixed(3)} signals per user since the resolution, against ${before.rate.toFixed(3)} before`, cycleAt);
+    issue.status = 'regressed';
+    result.decided++;
+    result.regressed++;
   }
 
   const pending = await db.selectFrom('issue_verifications').innerJoin('ux_issues', 'ux_issues.id', 'issue_verifications.issue_id')
