@@ -69,10 +69,14 @@ async function pageContexts(db: Kysely<Database>, siteId: string, cycleAt: numbe
   }
   const ignored = new Set((await db.selectFrom('ux_issues').select(['page', 'type', 'element_selector']).where('site_id', '=', siteId)
     .where('status', '=', 'ignored').execute()).map((i) => `${i.page}\u0000${i.type}\u0000${i.element_selector}`));
-  const windowStart = Math.min(...pages.map((p) => p.window_start));
-  const signalGroups = await db.selectFrom('signals').select(['page', 'element', 'signal_type', (eb) => eb.fn.countAll().as('n'), (eb) => eb.fn.min('occurred_at').as('first')])
-    .where('site_id', '=', siteId).where('element', '!=', '').where('occurred_at', '>=', windowStart).where('occurred_at', '<', cycleAt)
-    .groupBy(['page', 'element', 'signal_type']).execute();
+  // Each page's own scoring window: one query per distinct window start (few: whole intervals).
+  const signalGroups: { page: string; element: string; signal_type: string; n: string | number | bigint }[] = [];
+  for (const start of new Set(pages.map((p) => p.window_start))) {
+    signalGroups.push(...await db.selectFrom('signals').select(['page', 'element', 'signal_type', (eb) => eb.fn.countAll().as('n')])
+      .where('site_id', '=', siteId).where('page', 'in', pages.filter((p) => p.window_start === start).map((p) => p.page))
+      .where('element', '!=', '').where('occurred_at', '>=', start).where('occurred_at', '<', cycleAt)
+      .groupBy(['page', 'element', 'signal_type']).execute());
+  }
   return pages.map((p) => {
     const own = byPage.get(p.page) ?? [];
     const elements = new Map<string, { types: number; count: number }>();

@@ -60,15 +60,18 @@ export function timeAdjustedBaseline(history: readonly HistoryPoint[], at: numbe
 }
 
 const round2 = (v: number) => Math.round(v * 100) / 100;
+const round1 = (v: number) => Math.round(v * 10) / 10;
 
 export function evaluatePage(rule: RuleLike, ctx: PageContext): Firing | null {
   const t = rule.threshold;
   switch (rule.trigger_type) {
     case 'spike': {
-      const rise = ctx.previousScore === null ? null : ctx.score - ctx.previousScore;
-      const best = Math.max(rise ?? -Infinity, ctx.deployDelta ?? -Infinity);
+      // Scores carry one decimal: compare rises at that precision (16.4 - 6.4 is 10, not 9.999...).
+      const rise = ctx.previousScore === null ? null : round1(ctx.score - ctx.previousScore);
+      const deploy = ctx.deployDelta === null ? null : round1(ctx.deployDelta);
+      const best = Math.max(rise ?? -Infinity, deploy ?? -Infinity);
       if (best < t) return null;
-      return { conditionValue: round2(best), message: rise !== null && rise >= t ? `Score rose ${round2(rise)} points since the previous cycle (to ${ctx.score})` : `A deploy raised the score by ${round2(ctx.deployDelta!)} points` };
+      return { conditionValue: round2(best), message: rise !== null && rise >= t ? `Score rose ${round2(rise)} points since the previous cycle (to ${ctx.score})` : `A deploy raised the score by ${deploy} points` };
     }
     case 'anomaly': {
       if (!ctx.baselineMature) return null;

@@ -29,7 +29,7 @@ export async function mcpContextRoutes(app: App) {
         200: Envelope(Type.Object({
           site_id: Type.String(), state: Type.String(), as_of: Type.Union([Type.String(), Type.Null()]), caps: Row,
           overall: Row, top_pages: Type.Array(Row), open_issues: Type.Array(Row), open_issue_count: Type.Integer(),
-          recent_deploys: Type.Array(Row), active_alerts: Type.Array(Row), recommendations: Type.Array(Row),
+          recent_deploys: Type.Array(Row), active_alerts: Type.Array(Row), active_alert_count: Type.Integer(), recommendations: Type.Array(Row),
           revenue: Type.Union([Row, Type.Null()]),
         })),
       },
@@ -37,23 +37,26 @@ export async function mcpContextRoutes(app: App) {
   }, async (request) => {
     const site = await resolveSite(store, request.auth!, request.query.site_id);
     const now = clock.now();
-    const [summary, issues, openCount, deploys, alerts, revenue] = await Promise.all([
+    const [summary, issues, openCount, deploys, alerts, activeCount, revenue] = await Promise.all([
       siteSummary(store, site.id),
       store.db.selectFrom('ux_issues').selectAll().where('site_id', '=', site.id).where('status', 'in', OPEN_STATUSES)
         .orderBy(SEVERITY_ORDER).orderBy('severity_score', 'desc').orderBy('last_seen_at', 'desc').limit(CONTEXT_CAPS.issues).execute(),
       store.db.selectFrom('ux_issues').select((eb) => eb.fn.countAll().as('n')).where('site_id', '=', site.id).where('status', 'in', OPEN_STATUSES).executeTakeFirstOrThrow(),
       store.db.selectFrom('deploys').selectAll().where('site_id', '=', site.id).orderBy('deployed_at', 'desc').limit(CONTEXT_CAPS.deploys).execute(),
       store.db.selectFrom('alerts').selectAll().where('site_id', '=', site.id).where('status', 'in', ACTIVE_STATUSES).orderBy('fired_at', 'desc').limit(CONTEXT_CAPS.alerts).execute(),
+      store.db.selectFrom('alerts').select((eb) => eb.fn.countAll().as('n')).where('site_id', '=', site.id).where('status', 'in', ACTIVE_STATUSES).executeTakeFirstOrThrow(),
       revenueAtRisk(store.db, site.id, now),
     ]);
     const pages = (summary.site.pages as { page: string; score: number; trend: string; dominant_signal: string | null; active_users: number }[]).slice(0, CONTEXT_CAPS.pages);
     const worst = pages[0];
     const count = Number(openCount.n);
+    const active = Number(activeCount.n);
+    // One sentence, with the true totals (the lists below are capped).
     const state = [
-      `${site.name}: ${summary.duck_label} (overall score ${summary.site.overall_score}, trend ${summary.site.overall_trend}).`,
-      worst ? `Worst page: ${worst.page} at ${worst.score}${worst.dominant_signal ? `, mostly ${worst.dominant_signal}` : ''}.` : 'No page has been scored yet.',
-      `${count} open issue${count === 1 ? '' : 's'}, ${alerts.length} active alert${alerts.length === 1 ? '' : 's'}.`,
-    ].join(' ');
+      `${site.name}: ${summary.duck_label} (overall score ${summary.site.overall_score}, trend ${summary.site.overall_trend})`,
+      worst ? `worst page ${worst.page} at ${worst.score}${worst.dominant_signal ? `, mostly ${worst.dominant_signal}` : ''}` : 'no page scored yet',
+      `${count} open issue${count === 1 ? '' : 's'} and ${active} active alert${active === 1 ? '' : 's'}.`,
+    ].join('; ');
     return ok({
       site_id: site.id,
       state,
@@ -65,6 +68,7 @@ export async function mcpContextRoutes(app: App) {
       open_issue_count: count,
       recent_deploys: deploys.map((d) => { const r = toDeployRecord(d); return { id: r.id, version: r.version, environment: r.environment, deployed_at: r.deployed_at, confusion_before: r.confusion_before, confusion_after: r.confusion_after, delta: r.delta }; }),
       active_alerts: alerts.map((a) => { const r = toAlertRecord(a); return { id: r.id, trigger_type: r.trigger_type, page: r.page, severity: r.severity, status: r.status, message: r.message, fired_at: r.fired_at }; }),
+      active_alert_count: active,
       recommendations: issues.slice(0, CONTEXT_CAPS.recommendations).map((i) => ({ issue_id: i.id, title: i.title, recommendation: recommendationFor(i.type) })),
       revenue: revenue.tracking ? { currency: revenue.currency, monthly_at_risk: revenue.total_monthly_revenue_at_risk } : null,
     });
