@@ -19,10 +19,13 @@ export async function postJson(rawUrl: string, body: string, headers: Record<str
   } catch (err) {
     return { ok: false, statusCode: null, latencyMs: Date.now() - started, error: err instanceof AppError ? `refused: ${err.details?.reason ?? err.message}` : 'refused', body: '' };
   }
-  const pinned: LookupFunction = (_host, options, callback) => {
+  // Answered on the next tick, as dns.lookup does: a synchronous answer lets a synchronous
+  // connect error (ENETUNREACH, say) reach the socket before the request listens to it, and
+  // that uncaught 'error' would take the whole process down.
+  const pinned: LookupFunction = (_host, options, callback) => process.nextTick(() => {
     if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [target.address]);
     else callback(null, target.address.address, target.address.family);
-  };
+  });
   const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<SendResult>((resolve) => {
     const req = send(target.url, {

@@ -39,6 +39,10 @@ const toDelivery = (d: WebhookDeliveriesTable, attempts: { attempt: number; stat
   attempt_log: attempts.map((a) => ({ attempt: a.attempt, status_code: a.status_code, latency_ms: a.latency_ms, error: a.error, at: iso(a.created_at) })),
 });
 
+/** The attempt log in the order it happened, numbered by position: a manual retry starts a
+ * fresh series (stored attempt numbers restart at 1), yet the log keeps counting. */
+const inOrder = <T extends { attempt: number }>(attempts: T[]) => attempts.map((a, i) => ({ ...a, attempt: i + 1 }));
+
 /** A webhook the credential may manage: in its org, and its site for a site-scoped key. */
 async function webhookInScope(store: Store, auth: AuthContext, id: string) {
   let query = store.db.selectFrom('webhooks').innerJoin('sites', 'sites.id', 'webhooks.site_id').selectAll('webhooks')
@@ -155,9 +159,9 @@ export async function webhookRoutes(app: App) {
       query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
     ]);
     const attempts = rows.length
-      ? await store.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', rows.map((r) => r.id)).orderBy('attempt').execute()
+      ? await store.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', rows.map((r) => r.id)).orderBy('created_at').orderBy('id').execute()
       : [];
-    return ok({ deliveries: rows.map((r) => toDelivery(r, attempts.filter((a) => a.delivery_id === r.id))), total: Number(count.n), offset, limit });
+    return ok({ deliveries: rows.map((r) => toDelivery(r, inOrder(attempts.filter((a) => a.delivery_id === r.id)))), total: Number(count.n), offset, limit });
   });
 
   app.post('/manage/webhooks/:id/deliveries/:delivery_id/retry', {
@@ -173,8 +177,8 @@ export async function webhookRoutes(app: App) {
     if (!delivery) throw new AppError('not_found', 'Delivery not found');
     // A manual retry starts a fresh series of attempts under the same webhook-id.
     const result = await attemptDelivery(deliveryDeps, { ...delivery, attempts: 0 });
-    const attempts = await store.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', delivery.id).orderBy('created_at').execute();
-    return ok(toDelivery(result, attempts.map((a, i) => ({ ...a, attempt: i + 1 }))));
+    const attempts = await store.db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', delivery.id).orderBy('created_at').orderBy('id').execute();
+    return ok(toDelivery(result, inOrder(attempts)));
   });
 
   app.post('/manage/webhooks/:id/test', {

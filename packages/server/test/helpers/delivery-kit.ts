@@ -1,0 +1,258 @@
+// Tools for the delivery tests: an app whose log output is captured and whose DNS resolver
+// is injected, a local HTTP receiver, a local SMTP server, and a socket guard that refuses
+// (and records) any connection to a non-loopback address, so no test packet leaves the host.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import net, { type AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import { SMTPServer } from 'smtp-server';
+import { buildApp, targetPolicy, type App } from '../../src/app.ts';
+import { ManualClock } from '../../src/clock.ts';
+import type { Config } from '../../src/config.ts';
+import { Secrets } from '../../src/auth/secrets.ts';
+import { MemoryRateLimiter } from '../../src/http/rate-limit.ts';
+import type { Store } from '../../src/store/db.ts';
+import type { DeliveryDeps } from '../../src/delivery/worker.ts';
+import type { Resolver } from '../../src/delivery/targets.ts';
+import { hashPassword } from '../../src/auth/passwords.ts';
+import { bootstrapOrg, type BootstrapResult } from '../../src/features/orgs/bootstrap.ts';
+import { createTestStore, testConfig } from './harness.ts';
+import type { DialectName } from './services.ts';
+
+// ---------------------------------------------------------------- socket guard
+
+const LOOPBACK = (address: string) => /^127\./.test(address) || address === '::1' || /^::ffff:127\./i.test(address);
+export const guardViolations: string[] = [];
+/** Which addresses a socket may connect to; tests of the guard itself narrow it. */
+export const guard = { allows: LOOPBACK };
+let guardInstalled = false;
+
+type TcpConnect = (this: unknown, req: unknown, address: string, port: number, ...rest: unknown[]) => number;
+
+/** From now on in this process, every TCP connect (after any DNS lookup, with the address it
+ * would really use) to anything but loopback fails with ECONNREFUSED before a packet is sent. */
+export function installLoopbackGuard() {
+  if (guardInstalled) return;
+  guardInstalled = true;
+  // The handle behind every net.Socket: the one place that sees the final address.
+  const { TCP } = (process as unknown as { binding(name: string): { TCP: { prototype: Record<string, TcpConnect> } } }).binding('tcp_wrap');
+  for (const method of ['connect', 'connect6']) {
+    const original = TCP.prototype[method];
+    TCP.prototype[method] = function guarded(req, address, port, ...rest) {
+      if (!guard.allows(address)) {
+        guardViolations.push(`${address}:${port}`);
+        return -111; // UV_ECONNREFUSED
+      }
+      return original.call(this, req, address, port, ...rest);
+    };
+  }
+}
+
+// ---------------------------------------------------------------- app with captured logs
+
+/** A resolver from a table; anything else does not resolve (never the system DNS). */
+export function tableResolver(table: Record<string, string | string[]>): Resolver & { calls: string[] } {
+  const calls: string[] = [];
+  const resolve = async (hostname: string) => {
+    calls.push(hostname);
+    const entry = table[hostname.toLowerCase()];
+    if (!entry) throw new Error(`ENOTFOUND ${hostname}`);
+    return (Array.isArray(entry) ? entry : [entry]).map((address) => ({ address, family: (net.isIP(address) === 6 ? 6 : 4) as 4 | 6 }));
+  };
+  return Object.assign(resolve, { calls });
+}
+
+export type Org = BootstrapResult & { password: string };
+
+export interface DeliveryHarness {
+  app: App;
+  store: Store;
+  clock: ManualClock;
+  secrets: Secrets;
+  config: Config;
+  resolver: Resolver;
+  /** Every line the app's logger wrote. */
+  logs: string[];
+  org(): Promise<Org>;
+  /** Adds a user with the role to the org, returning the email; their password is MEMBER_PASSWORD. */
+  member(org: Org, role: 'owner' | 'admin' | 'member' | 'viewer'): Promise<string>;
+  login(email: string, password: string): Promise<string>;
+  /** Worker dependencies on the same store, with their own Secrets (as a separate process would have). */
+  deliveryDeps(resolver?: Resolver): DeliveryDeps;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+export const MEMBER_PASSWORD = 'member-password-1';
+let memberHash: Promise<string> | null = null;
+
+export async function createDeliveryHarness(dialect: DialectName, options: { config?: Partial<Config>; resolver?: Resolver } = {}): Promise<DeliveryHarness> {
+  const testStore = await createTestStore(dialect);
+  // Standard Webhooks receivers check the timestamp against real time: start at the wall clock.
+  const clock = new ManualClock(Date.now());
+  const config = testConfig({ logLevel: 'trace', rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 200 }, ...options.config });
+  const logs: string[] = [];
+  const stream = new Writable({ write(chunk, _enc, done) { logs.push(String(chunk)); done(); } });
+  const resolver = options.resolver ?? tableResolver({});
+  const app = await buildApp({
+    config, store: testStore.store, clock, limiter: new MemoryRateLimiter(), resolver,
+    // As server.ts configures it, with every level kept and the lines captured.
+    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'], stream },
+  });
+  await app.ready();
+  const secrets = new Secrets(config.secret);
+  return {
+    app, store: testStore.store, clock, secrets, config, resolver, logs,
+    async org() {
+      const n = ++counter;
+      const password = `password-${n}-${randomBytes(4).toString('hex')}`;
+      const result = await bootstrapOrg(testStore.store, secrets, {
+        org: `Delivery ${n}`, siteName: 'Delivery site', siteUrl: `https://d${n}.example`,
+        email: `owner${n}-${randomBytes(3).toString('hex')}@example.com`, password,
+      }, clock.now());
+      return { ...result, password };
+    },
+    async member(org, role) {
+      const email = `${role}-${randomBytes(4).toString('hex')}@example.com`;
+      const now = clock.now();
+      const userId = uuidv7();
+      await testStore.store.db.insertInto('users').values({ id: userId, email, password_hash: await (memberHash ??= hashPassword(MEMBER_PASSWORD)), name: null, created_at: now, updated_at: now }).execute();
+      await testStore.store.db.insertInto('memberships').values({ id: uuidv7(), org_id: org.org_id, user_id: userId, role, created_at: now, updated_at: now }).execute();
+      return email;
+    },
+    async login(email, password) {
+      const res = await app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password } });
+      if (res.statusCode !== 200) throw new Error(`login failed: ${res.body}`);
+      return res.json().data.token as string;
+    },
+    deliveryDeps(workerResolver = resolver) {
+      return { store: testStore.store, clock, config, secrets: new Secrets(config.secret), policy: targetPolicy(config, workerResolver) };
+    },
+    async close() {
+      await app.close();
+      await testStore.drop();
+    },
+  };
+}
+
+// ---------------------------------------------------------------- HTTP receiver
+
+export interface Received { method: string; url: string; headers: IncomingHttpHeaders; body: string }
+type Responder = (req: Received) => { status: number; body?: string } | undefined;
+
+/** A local HTTP server on 127.0.0.1 that records every request; `respond` decides answers. */
+export class Receiver {
+  readonly requests: Received[] = [];
+  private responders: Responder[] = [];
+  private server: Server;
+  port = 0;
+
+  constructor() {
+    this.server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => { body += c; });
+      req.on('end', () => {
+        const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+        this.requests.push(received);
+        let answer: { status: number; body?: string } | undefined;
+        for (const r of this.responders) { answer = r(received); if (answer) break; }
+        answer ??= { status: 200, body: '{"ok":true}' };
+        res.writeHead(answer.status, { 'content-type': 'application/json' });
+        res.end(answer.body ?? '');
+      });
+    });
+  }
+
+  async start() {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  url(path = '/') { return `http://127.0.0.1:${this.port}${path}`; }
+  /** Answers are tried newest first; a responder returning undefined passes. */
+  respond(responder: Responder) { this.responders.unshift(responder); }
+  reset() { this.requests.length = 0; this.responders = []; }
+  to(path: string) { return this.requests.filter((r) => r.url.split('?')[0] === path); }
+  async close() {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+// ---------------------------------------------------------------- SMTP server
+
+export interface ReceivedMail { from: string; to: string[]; raw: string }
+
+export class MailServer {
+  readonly mails: ReceivedMail[] = [];
+  private server: SMTPServer;
+  port = 0;
+
+  constructor() {
+    this.server = new SMTPServer({
+      authOptional: true, disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
+      onData: (stream, session, callback) => {
+        let raw = '';
+        stream.setEncoding('utf8');
+        stream.on('data', (c: string) => { raw += c; });
+        stream.on('end', () => {
+          const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : '';
+          this.mails.push({ from, to: session.envelope.rcptTo.map((r) => r.address), raw });
+          callback();
+        });
+      },
+    });
+  }
+
+  async start() {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', () => resolve()));
+    this.port = (this.server.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  get url() { return `smtp://127.0.0.1:${this.port}`; }
+  async close() { await new Promise<void>((resolve) => this.server.close(() => resolve())); }
+}
+
+/** The decoded text of each MIME part of a message, by content type (a tiny parser, enough for nodemailer's output). */
+export function mimeParts(raw: string): Record<string, string> {
+  const parts: Record<string, string> = {};
+  const visit = (entity: string) => {
+    const split = entity.indexOf('\r\n\r\n');
+    const head = entity.slice(0, split).replace(/\r\n[ \t]+/g, ' ');
+    const body = entity.slice(split + 4);
+    const type = /^content-type:\s*([^;\r\n]+)/im.exec(head)?.[1].trim().toLowerCase() ?? 'text/plain';
+    if (type.startsWith('multipart/')) {
+      const boundary = /boundary="?([^";\r\n]+)"?/i.exec(head)?.[1];
+      if (!boundary) return;
+      for (const piece of body.split(`--${boundary}`).slice(1)) {
+        if (piece.startsWith('--')) break;
+        visit(piece.replace(/^\r\n/, ''));
+      }
+      return;
+    }
+    const encoding = /^content-transfer-encoding:\s*(\S+)/im.exec(head)?.[1].toLowerCase();
+    let text = body.replace(/\r\n$/, '');
+    if (encoding === 'quoted-printable') {
+      text = Buffer.from(text.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_m, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+    } else if (encoding === 'base64') {
+      text = Buffer.from(text, 'base64').toString('utf8');
+    }
+    parts[type] = text;
+  };
+  visit(raw);
+  return parts;
+}
+
+/** Waits (polling) until the check passes; for work done by a worker on its own timer. */
+export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, tries = 400): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const value = await check();
+    if (value) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
