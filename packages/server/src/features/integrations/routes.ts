@@ -96,7 +96,7 @@ export async function integrationRoutes(app: App) {
     const config = request.body.config;
     if (!CHECKS[provider].Check(config)) {
       const failure = firstFailure(CHECKS[provider], config);
-      throw invalidInput(failure.field === 'body' ? 'config' : `config.${failure.field}`, `${failure.reason} (see docs/alerts.md for each provider's config)`);
+      throw invalidInput(failure.field === 'body' ? 'config' : `config.${failure.field}`, `${failure.reason} (see docs/webhooks.md for each provider's config)`);
     }
     const clean = config as Record<string, string>;
     if (clean.webhook_url) await checkTarget(clean.webhook_url, targets, 'config.webhook_url');
