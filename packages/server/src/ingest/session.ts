@@ -45,6 +45,12 @@ export function mergeSession(existing: SessionRow, fresh: readonly PreparedEvent
   const ordered = [...fresh].sort((a, b) => a.occurredAt - b.occurredAt || a.index - b.index);
   const pages = JSON.parse(existing.pages) as string[];
   const counts = JSON.parse(existing.signal_counts) as Record<string, number>;
+  // Pageviews from before everything stored so far (a batch that arrived late, e.g. an SDK
+  // retry after a later batch got through) go in front, and the first of them is the entry.
+  const known = existing.event_count > 0;
+  const earlier: string[] = [];
+  // A new session's times come from its own events, not from the row stub.
+  if (!known && ordered.length > 0) next.first_seen_at = next.last_seen_at = ordered[0].occurredAt;
 
   for (const event of ordered) {
     if (event.occurredAt < next.first_seen_at) next.first_seen_at = event.occurredAt;
@@ -54,7 +60,8 @@ export function mergeSession(existing: SessionRow, fresh: readonly PreparedEvent
     }
     next.event_count++;
     if (event.type === 'pageview') {
-      if (pages.length < MAX_SESSION_PAGES) pages.push(event.page);
+      if (known && event.occurredAt < existing.first_seen_at) earlier.push(event.page);
+      else if (pages.length < MAX_SESSION_PAGES) pages.push(event.page);
       next.page_count++;
       next.entry_page ??= event.page;
       if (event.referrerHost && !next.referrer_host) next.referrer_host = event.referrerHost;
@@ -67,8 +74,9 @@ export function mergeSession(existing: SessionRow, fresh: readonly PreparedEvent
       next.user_ref = event.userRef;
     }
   }
+  if (earlier.length > 0) next.entry_page = earlier[0];
   next.entry_page ??= ordered[0]?.page ?? null;
-  next.pages = JSON.stringify(pages);
+  next.pages = JSON.stringify([...earlier, ...pages].slice(0, MAX_SESSION_PAGES));
   next.signal_counts = JSON.stringify(counts);
   next.visitor_id ??= meta.visitorId;
   next.app_version = meta.appVersion ?? next.app_version;
