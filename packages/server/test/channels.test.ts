@@ -248,6 +248,10 @@ describe.each(DIALECTS)('alert channels on $name', ({ name, skip }) => {
     expect(events.slice(2).map((e) => e.type)).toEqual(['alert.acknowledged', 'alert.investigating', 'alert.resolved']);
     for (const e of events) expect(e).toMatchObject({ site_id: org.site_id, data: { id: alert.id } });
     expect(events.at(-1)!.data.status).toBe('resolved');
+    // DOMAIN §8: each event carries the full alert, as the query API lists it (without the timeline).
+    const detail = (await h.app.inject({ method: 'GET', url: `/v1/query/alerts/${alert.id}?site_id=${org.site_id}`, headers: bearer(jwt) })).json().data;
+    const { timeline: _timeline, ...record } = detail;
+    expect(events.at(-1)!.data).toEqual(record);
   });
 
   it.skipIf(skip)('pagerduty severities map warning, high and critical to warning, error and critical', async () => {

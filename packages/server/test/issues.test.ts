@@ -63,7 +63,8 @@ for (const dialect of DIALECTS) {
       expect(issue.severity).toBe('high');
       const created = await eventsOfType(h, org.site_id, 'issue.created');
       expect(created).toHaveLength(1);
-      expect(created[0].data).toMatchObject({ id: issue.id, type: 'form_restart', status: 'open' });
+      // DOMAIN §8: the event carries the full record, as the query API returns it.
+      expect(created[0].data).toEqual(issue);
 
       // One more fire on /a from a third session brings it to the threshold.
       h.clock.set(C1 + 10 * MIN);

@@ -7,6 +7,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Kysely } from 'kysely';
 import type { AlertRulesTable, AlertsTable, Database } from '../store/tables.ts';
 import { queueEvent } from '../events/outbox.ts';
+import { toAlertRecord } from '../features/alerts/record.ts';
 import type { TriggerType } from '../features/alert-rules/schemas.ts';
 import { revenueAtRisk } from '../features/revenue/service.ts';
 import { matchesPattern } from './budgets.ts';
@@ -122,21 +123,15 @@ async function evaluateSiteRule(db: Kysely<Database>, rule: AlertRulesTable, sit
   return evaluateSite(toRule(rule), { revenueAtRisk: null, previousRevenueAtRisk: null, conversions, expectedConversions: previous / 7 });
 }
 
-export function alertEventData(a: AlertsTable) {
-  return {
-    id: a.id, rule_id: a.rule_id, trigger_type: a.trigger_type, page: a.page, severity: a.severity, status: a.status,
-    message: a.message, score_after: a.score_after, condition_value: a.condition_value, threshold: a.threshold,
-    fired_at: new Date(a.fired_at).toISOString(),
-  };
-}
-
 /** Queues the alert's notifications on the rule's channels (mcp has no push: the API shows it). */
-export async function notify(trx: Kysely<Database>, rule: Pick<AlertRulesTable, 'channels' | 'slack_channel' | 'config' | 'trigger_type'>, alert: AlertsTable, event: 'fired' | 'acknowledged' | 'investigating' | 'resolved', now: number) {
+export async function notify(trx: Kysely<Database>, rule: Pick<AlertRulesTable, 'name' | 'channels' | 'slack_channel' | 'config' | 'trigger_type'>, alert: AlertsTable, event: 'fired' | 'acknowledged' | 'investigating' | 'resolved', now: number) {
   const channels = JSON.parse(rule.channels) as string[];
   const sent: string[] = [];
   if (channels.includes('webhook')) {
-    await queueEvent(trx, alert.site_id, `alert.${event}`, alertEventData(alert), now);
-    if (event === 'fired' && rule.trigger_type === 'spike') await queueEvent(trx, alert.site_id, 'score.spike', alertEventData(alert), now);
+    // Webhook receivers get the alert exactly as GET /v1/query/alerts/{id} lists it.
+    const record = toAlertRecord({ ...alert, rule_name: rule.name });
+    await queueEvent(trx, alert.site_id, `alert.${event}`, record, now);
+    if (event === 'fired' && rule.trigger_type === 'spike') await queueEvent(trx, alert.site_id, 'score.spike', record, now);
     sent.push('webhook');
   }
   for (const channel of ['slack', 'email', 'pagerduty'] as const) {

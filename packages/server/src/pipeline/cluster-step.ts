@@ -6,6 +6,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { sql, type Kysely } from 'kysely';
 import type { Database, UxIssuesTable } from '../store/tables.ts';
 import { queueEvent } from '../events/outbox.ts';
+import { toIssueRecord } from '../features/issues/record.ts';
 import { CLUSTER_WINDOW_MS, fingerprint, isCluster, issueTitle, severityOf, severityScore } from './issues.ts';
 import { weightResolver } from './weights.ts';
 import { loadSignalWeights } from './site-config.ts';
@@ -81,7 +82,7 @@ export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt:
         };
         await trx.insertInto('ux_issues').values(row).execute();
         await trx.insertInto('issue_activity').values({ id: uuidv7(), issue_id: row.id, actor: 'mallard', kind: 'created', message: `Detected: ${fires} signals from ${sessions} sessions in 24 hours`, from_status: null, to_status: 'open', created_at: cycleAt }).execute();
-        await queueEvent(trx, siteId, 'issue.created', { id: row.id, title: row.title, page: row.page, element_selector: row.element_selector, type: row.type, severity: row.severity, status: row.status }, cycleAt);
+        await queueEvent(trx, siteId, 'issue.created', toIssueRecord(row), cycleAt);
         existing.set(fp, row);
         created++;
       } else {

@@ -7,6 +7,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { sql, type Kysely } from 'kysely';
 import type { Database, UxIssuesTable } from '../store/tables.ts';
 import { queueEvent } from '../events/outbox.ts';
+import { toIssueRecord } from '../features/issues/record.ts';
 import { CLUSTER_WINDOW_MS, isCluster, OPEN_STATUSES, REGRESSED_AT_LEAST, verdict } from './issues.ts';
 import { issueRate } from './issue-rates.ts';
 
@@ -21,16 +22,11 @@ async function sessionsWithSignals(db: Kysely<Database>, issue: UxIssuesTable, f
   return Number(row.n);
 }
 
-export const issueEventData = (i: UxIssuesTable) => ({
-  id: i.id, title: i.title, page: i.page, element_selector: i.element_selector, type: i.type,
-  severity: i.severity, status: i.status, signal_count: i.signal_count,
-});
-
 async function setStatus(db: Kysely<Database>, issue: UxIssuesTable, status: 'verified' | 'regressed', message: string, cycleAt: number) {
   await db.transaction().execute(async (trx) => {
     await trx.updateTable('ux_issues').set({ status, status_changed_at: cycleAt, updated_at: cycleAt }).where('id', '=', issue.id).execute();
     await trx.insertInto('issue_activity').values({ id: uuidv7(), issue_id: issue.id, actor: 'mallard', kind: 'status', message, from_status: issue.status, to_status: status, created_at: cycleAt }).execute();
-    await queueEvent(trx, issue.site_id, status === 'verified' ? 'issue.verified' : 'issue.regressed', { ...issueEventData(issue), status }, cycleAt);
+    await queueEvent(trx, issue.site_id, status === 'verified' ? 'issue.verified' : 'issue.regressed', toIssueRecord({ ...issue, status, status_changed_at: cycleAt, updated_at: cycleAt }), cycleAt);
   });
 }
 

@@ -11,6 +11,7 @@ import { QUERY_ACCESS } from '../../http/query.ts';
 import { PagingQuery } from '../../http/schemas.ts';
 import { resolveSite } from '../../http/sites.ts';
 import { notify } from '../../pipeline/alert-step.ts';
+import { toAlertRecord } from './record.ts';
 import type { Store } from '../../store/db.ts';
 import type { AlertsTable } from '../../store/tables.ts';
 import type { AuthContext } from '../../http/access.ts';
@@ -18,17 +19,6 @@ import type { AuthContext } from '../../http/access.ts';
 export const ALERT_STATUSES = ['fired', 'acknowledged', 'investigating', 'resolved'] as const;
 const Row = Type.Record(Type.String(), Type.Unknown());
 const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
-
-export function toAlertRecord(a: AlertsTable & { rule_name?: string | null }) {
-  return {
-    id: a.id, site_id: a.site_id, rule_id: a.rule_id, rule_name: a.rule_name ?? null, trigger_type: a.trigger_type, page: a.page,
-    severity: a.severity, status: a.status, message: a.message, score_before: a.score_before, score_after: a.score_after,
-    condition_value: a.condition_value, threshold: a.threshold, breakdown: JSON.parse(a.breakdown),
-    fired_at: iso(a.fired_at), acknowledged_at: isoOrNull(a.acknowledged_at), investigating_at: isoOrNull(a.investigating_at),
-    resolved_at: isoOrNull(a.resolved_at), resolved_reason: a.resolved_reason, last_notified_at: isoOrNull(a.last_notified_at),
-    created_at: iso(a.created_at), updated_at: iso(a.updated_at),
-  };
-}
 
 const alertQuery = (store: Store) => store.db.selectFrom('alerts').leftJoin('alert_rules', 'alert_rules.id', 'alerts.rule_id')
   .selectAll('alerts').select('alert_rules.name as rule_name');
@@ -120,7 +110,7 @@ export async function alertRoutes(app: App) {
         message: status === 'resolved' ? `Resolved by ${who}${reason ? `: ${reason}` : ''}` : `${status ?? 'Updated'} by ${who}`,
         details: null, created_at: now,
       }).execute();
-      const rule = alert.rule_id ? await trx.selectFrom('alert_rules').select(['channels', 'slack_channel', 'config', 'trigger_type']).where('id', '=', alert.rule_id).executeTakeFirst() : undefined;
+      const rule = alert.rule_id ? await trx.selectFrom('alert_rules').select(['name', 'channels', 'slack_channel', 'config', 'trigger_type']).where('id', '=', alert.rule_id).executeTakeFirst() : undefined;
       if (rule && status) await notify(trx, rule, next, status, now);
       await recordAudit(trx, auth, { action: 'alert.updated', targetType: 'alert', targetId: alert.id, siteId: alert.site_id, details: { status } }, now);
     });

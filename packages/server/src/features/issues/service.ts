@@ -7,25 +7,13 @@ import { queueEvent } from '../../events/outbox.ts';
 import { actorOf, type AuthContext } from '../../http/access.ts';
 import { AppError } from '../../http/errors.ts';
 import { severityOf, type Severity } from '../../pipeline/issues.ts';
-import { issueEventData } from '../../pipeline/verify-step.ts';
+import { toIssueRecord } from './record.ts';
 import type { Store } from '../../store/db.ts';
 import type { UxIssuesTable } from '../../store/tables.ts';
 import type { IssueRecord, UpdateIssueBody } from './schemas.ts';
 
 const DEPLOY_WINDOW_MS = 48 * 60 * 60 * 1000;
 export const SEVERITY_ORDER = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 else 3 end`;
-
-export function toIssueRecord(i: UxIssuesTable): IssueRecord {
-  return {
-    id: i.id, site_id: i.site_id, title: i.title, page: i.page, element_selector: i.element_selector,
-    element_label: i.element_label, type: i.type, severity: i.severity, severity_score: i.severity_score,
-    severity_source: i.severity_manual ? 'manual' : 'computed', status: i.status, assigned_to: i.assigned_to,
-    signal_count: i.signal_count, session_count: i.session_count, user_count: i.user_count,
-    first_seen_at: iso(i.first_seen_at), last_seen_at: iso(i.last_seen_at), resolved_at: isoOrNull(i.resolved_at),
-    status_changed_at: iso(i.status_changed_at), created_at: iso(i.created_at), updated_at: iso(i.updated_at),
-    ticket: i.ticket_id ? { provider: i.ticket_provider!, id: i.ticket_id, url: i.ticket_url! } : null,
-  };
-}
 
 export async function listIssues(store: Store, siteId: string, status: string | undefined, offset: number, limit: number) {
   let query = store.db.selectFrom('ux_issues').where('site_id', '=', siteId);
@@ -125,7 +113,7 @@ export async function updateIssue(store: Store, auth: AuthContext, siteId: strin
     if (activity.length) {
       // One event per change: the specific one where it exists, otherwise issue.updated.
       const type = next.status !== issue.status && next.status === 'verified' ? 'issue.verified' : 'issue.updated';
-      await queueEvent(trx, siteId, type, issueEventData(next), now);
+      await queueEvent(trx, siteId, type, toIssueRecord(next), now);
     }
     await recordAudit(trx, auth, { action: 'issue.updated', targetType: 'issue', targetId: issue.id, siteId, details: { fields: Object.keys(input) } }, now);
     return toIssueRecord(next);

@@ -10,8 +10,9 @@ import { recommendationFor } from '../../pipeline/recommendations.ts';
 import { ACTIVE_STATUSES } from '../../pipeline/alert-step.ts';
 import { siteSummary } from '../scores/service.ts';
 import { toDeployRecord } from '../deploys/service.ts';
-import { SEVERITY_ORDER, toIssueRecord } from '../issues/service.ts';
-import { toAlertRecord } from '../alerts/routes.ts';
+import { SEVERITY_ORDER } from '../issues/service.ts';
+import { toIssueRecord } from '../issues/record.ts';
+import { toAlertRecord } from '../alerts/record.ts';
 import { revenueAtRisk } from '../revenue/service.ts';
 
 export const CONTEXT_CAPS = { pages: 10, issues: 10, deploys: 5, alerts: 10, recommendations: 5 } as const;
