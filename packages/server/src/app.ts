@@ -2,6 +2,7 @@
 // rate limits and every feature's routes. No module state: tests build as many as they like.
 import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import formatsModule from 'ajv-formats';
 import { v7 as uuidv7 } from 'uuid';
@@ -18,6 +19,7 @@ import type { RateLimiter } from './http/rate-limit.ts';
 import { enforceRateLimit, failedAuthBlocked, recordFailedAuth } from './http/limits.ts';
 import { createMetrics, type Metrics } from './http/metrics.ts';
 import { registerFeatures } from './features/index.ts';
+import { registerOpenApi } from './http/openapi.ts';
 import { IngestWriter } from './ingest/store-batch.ts';
 import { systemResolver, type Resolver, type TargetPolicy } from './delivery/targets.ts';
 
@@ -35,7 +37,11 @@ export interface AppDeps {
 export interface Services extends AppDeps { secrets: Secrets; metrics: Metrics; ingest: IngestWriter; targets: TargetPolicy }
 
 declare module 'fastify' {
-  interface FastifyInstance { services: Services }
+  interface FastifyInstance {
+    services: Services;
+    /** Every route's pattern and methods, as registered (405 handling, the OpenAPI test). */
+    routeTable: RouteTable;
+  }
 }
 
 export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
@@ -88,6 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.removeContentTypeParser('text/plain');
 
   const routes = collectRoutes(app);
+  app.decorate('routeTable', routes);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -145,15 +152,25 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0];
-    const allowed = routes.methodsFor(path).filter((m) => m !== request.method);
-    if (allowed.length > 0) {
+    const allowed = routes.methodsFor(path);
+    // A route that matched but found nothing (a missing static asset) is a 404, not a 405.
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
       reply.header('allow', allowed.join(', '));
       return sendError(request, reply, new AppError('method_not_allowed', `${request.method} is not allowed here; use ${allowed.join(', ')}`));
     }
     return sendError(request, reply, new AppError('not_found', `No route ${request.method} ${path}`));
   });
 
-  app.get('/metrics', { config: { access: { surface: 'public' } } }, async (_request, reply) => {
+  // Before any route: the OpenAPI generator collects routes as they are added.
+  await registerOpenApi(app);
+
+  app.get('/metrics', {
+    config: { access: { surface: 'public' } },
+    schema: {
+      tags: ['health'], summary: 'Prometheus metrics',
+      response: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: Type.String() } } } },
+    },
+  }, async (_request, reply) => {
     reply.header('content-type', metrics.contentType);
     return metrics.render();
   });
@@ -220,8 +237,13 @@ function validationError(issue: ValidationIssue, context?: string): AppError {
   return new AppError('invalid_input', `${field}: ${reason}`, { field, reason });
 }
 
+export interface RouteTable {
+  methodsFor(path: string): string[];
+  list(): { url: string; methods: string[] }[];
+}
+
 /** Remembers every route's pattern so an unknown method on a known path is a 405, not a 404. */
-function collectRoutes(app: FastifyInstance) {
+function collectRoutes(app: FastifyInstance): RouteTable {
   const patterns: { regex: RegExp; methods: Set<string> }[] = [];
   const byUrl = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
@@ -230,7 +252,7 @@ function collectRoutes(app: FastifyInstance) {
     if (!set) {
       set = new Set();
       byUrl.set(route.url, set);
-      const source = route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+');
+      const source = route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+').replace(/\\\*$/, '.*');
       patterns.push({ regex: new RegExp(`^${source}/?$`), methods: set });
     }
     for (const m of methods) set.add(m);
@@ -241,6 +263,7 @@ function collectRoutes(app: FastifyInstance) {
       for (const p of patterns) if (p.regex.test(path)) for (const m of p.methods) out.add(m);
       return [...out];
     },
+    list: () => [...byUrl].map(([url, methods]) => ({ url, methods: [...methods] })),
   };
 }
 

@@ -2,7 +2,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 
 export const Uuid = Type.String({ description: 'UUID', examples: ['01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f'] });
-export const IsoTime = Type.String({ format: 'date-time', description: 'ISO 8601, UTC' });
+export const IsoTime = Type.String({ format: 'date-time', description: 'ISO 8601, UTC', examples: ['2026-11-02T12:00:00.000Z'] });
 export const NullableIsoTime = Type.Union([IsoTime, Type.Null()]);
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

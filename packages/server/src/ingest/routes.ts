@@ -8,11 +8,12 @@ import { authenticate, bearerToken, type AuthContext } from '../http/access.ts';
 import { openCors } from '../http/cors.ts';
 import { AppError } from '../http/errors.ts';
 import { Envelope, ok } from '../http/envelope.ts';
+import type { RouteDocs } from '../http/openapi.ts';
 import { failedAuthBlocked, MINUTE, rateLimited, recordFailedAuth, setRateLimitHeaders } from '../http/limits.ts';
 import { siteInScope } from '../http/sites.ts';
 import { DEVELOPMENT_ENVIRONMENTS, isBotUserAgent } from './normalize.ts';
 import { prepareEvents } from './prepare.ts';
-import { checkBatch, firstFailure, INGEST_BODY_LIMIT, type Batch } from './schemas.ts';
+import { BatchDocument, checkBatch, firstFailure, INGEST_BODY_LIMIT, type Batch } from './schemas.ts';
 import { loadIngestSettings } from './settings.ts';
 
 const IngestResult = Type.Object({
@@ -24,6 +25,10 @@ const IngestResult = Type.Object({
 });
 
 const PATH = '/ingest';
+
+// The handler checks the batch itself (key first, then the batch, then each event alone), so
+// the batch schema is documented only.
+const INGEST_DOCS: RouteDocs = { body: BatchDocument, consumes: ['application/json', 'text/plain'] };
 
 export async function ingestRoutes(app: App) {
   const { store, clock, limiter, secrets, config, metrics, ingest } = app.services;
@@ -58,7 +63,10 @@ export async function ingestRoutes(app: App) {
 
   app.post(PATH, {
     bodyLimit: INGEST_BODY_LIMIT,
-    config: { access: { surface: 'ingest' } },
+    config: {
+      access: { surface: 'ingest' },
+      docs: INGEST_DOCS,
+    },
     schema: {
       tags: ['ingest'],
       summary: 'Send a batch of SDK events (publishable key, or a secret key with ingest:write)',

@@ -75,6 +75,25 @@ export type TrackEvent = Static<typeof TrackEvent>;
 export type IdentifyEvent = Static<typeof IdentifyEvent>;
 export type WireEvent = PageviewEvent | SignalEvent | TrackEvent | IdentifyEvent;
 
+/** The batch as documented (OpenAPI): the same fields, with each event's shape spelled out. */
+export const BatchDocument = Type.Object({
+  ...Batch.properties,
+  events: Type.Array(Type.Union([PageviewEvent, SignalEvent, TrackEvent, IdentifyEvent]), {
+    minItems: 1, maxItems: MAX_EVENTS, description: 'Each event is checked alone: a bad one is rejected with its index, the rest are kept',
+  }),
+}, {
+  description: 'Unknown fields are ignored; known fields are validated.',
+  examples: [{
+    key: 'svc_pub_...', sid: '6f1c2a9e0b3d4c5e8f7a6b5c4d3e2f10', url: 'https://shop.example/checkout?step=2', ts: 1763800000000, env: 'production',
+    meta: { viewport_w: 1280, viewport_h: 720 },
+    events: [
+      { type: 'pageview', ts: 1763799990000, page: '/checkout', referrer_page: '/cart' },
+      { type: 'signal', ts: 1763799995000, page: '/checkout', signal_type: 'rage_click', element: 'button.pay', label: 'Pay now', confidence: 0.9, hx: 512, hy: 480, vx: 724, vy: 312 },
+      { type: 'track', ts: 1763799999000, name: 'subscription_started', props: { amount_cents: 9900 } },
+    ],
+  }],
+});
+
 const compile = <T extends TSchema>(schema: T) => TypeCompiler.Compile(schema);
 
 export const checkBatch = compile(Batch);

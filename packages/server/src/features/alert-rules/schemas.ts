@@ -69,7 +69,7 @@ export const CreateAlertRuleBody = Type.Object({
   slack_channel: Type.Optional(fields.slack_channel),
   config: Type.Optional(fields.config),
   enabled: Type.Optional(fields.enabled),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ name: 'Checkout spike', trigger_type: 'spike', threshold: 20, cooldown_minutes: 60, channels: ['webhook'], page_pattern: '/checkout*' }] });
 export type CreateAlertRuleBody = Static<typeof CreateAlertRuleBody>;
 
 export const UpdateAlertRuleBody = Type.Object({

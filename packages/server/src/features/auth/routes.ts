@@ -18,7 +18,7 @@ const LoginBody = Type.Object({
   password: Type.String({ minLength: 1, maxLength: PASSWORD_MAX }),
   org_id: Type.Optional(Type.String({ maxLength: 64, description: 'Which org, for users in several; default the oldest membership' })),
   expires_in: Type.Optional(Type.Integer({ minimum: JWT_MIN_SECONDS, maximum: JWT_MAX_SECONDS, description: 'Token lifetime in seconds' })),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ email: 'owner@shop.example', password: 'correct-horse-battery' }] });
 
 const LoginResult = Type.Object({
   token: Type.String(),
@@ -36,7 +36,7 @@ export async function authRoutes(app: App) {
   const { store, clock, secrets, limiter } = app.services;
 
   app.post('/auth/login', {
-    config: { access: { surface: 'auth' } },
+    config: { access: { surface: 'auth' }, docs: { errors: ['invalid_credentials', 'invalid_uuid', 'rate_limited'] } },
     schema: { tags: ['auth'], summary: 'Log in and get a user token (JWT)', body: LoginBody, response: { 200: Envelope(LoginResult) } },
   }, async (request) => {
     const now = clock.now();

@@ -36,7 +36,7 @@ export const CreateDeployBody = Type.Object({
   provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
   description: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ version: 'v2.4.1', environment: 'production', commit_sha: '9fceb02d0ae598e95dc970b74767f19372d61af8', author: 'ci', description: 'Checkout redesign' }] });
 export type CreateDeployBody = Static<typeof CreateDeployBody>;
 
 export const ListDeploysQuery = Type.Object({

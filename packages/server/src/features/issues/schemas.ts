@@ -41,7 +41,7 @@ export const UpdateIssueBody = Type.Object({
   note: Type.Optional(Type.String({ minLength: 1, maxLength: 5000 })),
   assigned_to: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 254 }))),
   severity: Type.Optional(Nullable(literals(SEVERITIES))),
-}, { additionalProperties: false, minProperties: 1 });
+}, { additionalProperties: false, minProperties: 1, examples: [{ status: 'triaged', note: 'Reproduced on Safari; fix scheduled', assigned_to: 'dana@shop.example' }] });
 export type UpdateIssueBody = Static<typeof UpdateIssueBody>;
 
 export const IssueParams = Type.Object({ issue_id: Type.String() });

@@ -26,7 +26,7 @@ export const CreateKeyBody = Type.Object({
   scopes: Type.Optional(Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), { minItems: 1, maxItems: SCOPES.length, uniqueItems: true })),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   expires_at: Type.Optional(Type.String({ format: 'date-time' })),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ site_id: '01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f', key_type: 'secret', scopes: ['query:read'], name: 'reporting' }] });
 export type CreateKeyBody = Static<typeof CreateKeyBody>;
 
 export const KeyParams = Type.Object({ id: Type.String() });

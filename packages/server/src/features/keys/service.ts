@@ -3,11 +3,11 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Kysely } from 'kysely';
 import { iso, isoOrNull } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
-import { generateKey, hashKey, keyHint, KEY_TYPE_RULES, type KeyType, type Scope } from '../../auth/api-keys.ts';
+import { generateKey, hashKey, keyHint, KEY_TYPE_RULES, SCOPES, type KeyType, type Scope } from '../../auth/api-keys.ts';
 import type { Secrets } from '../../auth/secrets.ts';
 import { actorOf, type AuthContext } from '../../http/access.ts';
 import { AppError, invalidInput } from '../../http/errors.ts';
-import { siteInScope } from '../../http/sites.ts';
+import { siteInScope, UUID_PATTERN } from '../../http/sites.ts';
 import type { Store } from '../../store/db.ts';
 import type { ApiKey, Database } from '../../store/tables.ts';
 import { cleanName } from '../sites/service.ts';
@@ -76,6 +76,31 @@ export async function createKey(store: Store, secrets: Secrets, auth: AuthContex
       name: input.name === undefined ? null : cleanName(input.name), createdBy: actorOf(auth).label, expiresAt,
     }, now);
     await recordAudit(trx, auth, { action: 'key.created', targetType: 'api_key', targetId: key.id, siteId, details: { key_type: key.key_type, scopes } }, now);
+    return { ...toKeyRecord(key), key: raw };
+  });
+}
+
+/**
+ * A key minted by the operator (`mallard keys create`): no user token, audited as the system.
+ * Without scopes, a secret key gets every scope (like bootstrap's) and the others their fixed ones.
+ */
+export async function createSiteKey(store: Store, secrets: Secrets, input: {
+  siteId: string; type: KeyType; scopes?: readonly Scope[]; name?: string; createdBy?: string;
+}, now: number) {
+  const site = UUID_PATTERN.test(input.siteId)
+    ? await store.db.selectFrom('sites').select(['id', 'org_id']).where('id', '=', input.siteId.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst()
+    : undefined;
+  if (!site) throw new AppError('not_found', 'Site not found');
+  const scopes = resolveScopes(input.type, input.scopes ?? (input.type === 'secret' ? SCOPES : undefined));
+  return store.db.transaction().execute(async (trx) => {
+    const { key, raw } = await insertKey(trx, secrets, {
+      orgId: site.org_id, siteId: site.id, type: input.type, scopes,
+      name: input.name === undefined ? null : cleanName(input.name), createdBy: input.createdBy ?? 'cli', expiresAt: null,
+    }, now);
+    await trx.insertInto('audit_log').values({
+      id: uuidv7(), org_id: site.org_id, site_id: site.id, actor_type: 'system', actor_id: null, action: 'key.created',
+      target_type: 'api_key', target_id: key.id, details: JSON.stringify({ key_type: key.key_type, scopes, via: 'cli' }), created_at: now,
+    }).execute();
     return { ...toKeyRecord(key), key: raw };
   });
 }

@@ -103,6 +103,12 @@ export async function rawRoutes(app: App) {
         from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; events at or after' })),
         to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; events before' })),
       }),
+      response: {
+        200: {
+          description: `CSV with a header row: ${EXPORT_HEADER.join(', ')}`,
+          content: { 'text/csv': { schema: Type.Unsafe<Readable>({ type: 'string', examples: [`${EXPORT_HEADER.join(',')}\r\n`] }) } },
+        },
+      },
     },
   }, async (request, reply) => {
     const site = await resolveSite(store, request.auth!, request.query.site_id);

@@ -18,7 +18,7 @@ export const CreateSiteBody = Type.Object({
   name: Name,
   url: HttpUrl,
   allowed_origins: Type.Optional(Origins),
-}, { additionalProperties: false });
+}, { additionalProperties: false, examples: [{ name: 'Shop', url: 'https://shop.example', allowed_origins: ['https://shop.example'] }] });
 export type CreateSiteBody = Static<typeof CreateSiteBody>;
 
 export const UpdateSiteBody = Type.Object({

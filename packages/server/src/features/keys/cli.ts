@@ -1,0 +1,58 @@
+// `mallard keys create`: the operator mints a key for a site straight in the store (no user
+// token: whoever runs the CLI already holds DATABASE_URL and MALLARD_SECRET). Shown once.
+import { KEY_TYPES, SCOPES, type KeyType, type Scope } from '../../auth/api-keys.ts';
+import { Secrets } from '../../auth/secrets.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import { AppError } from '../../http/errors.ts';
+import { UUID_PATTERN } from '../../http/sites.ts';
+import { openStore } from '../../store/db.ts';
+import { migrateToLatest } from '../../store/migrate.ts';
+import { createSiteKey } from './service.ts';
+
+export interface KeysCreateOptions { site: string; type: string; scopes?: string; name?: string; json?: boolean }
+
+export const KEYS_CREATE_DEFAULT_SCOPES = 'secret: every scope; mcp: mcp:read; publishable: ingest:write';
+
+function parseScopes(list: string, fail: (message: string) => Error): Scope[] {
+  const scopes = list.split(',').map((s) => s.trim()).filter(Boolean);
+  if (scopes.length === 0) throw fail('--scopes needs at least one scope');
+  const unknown = scopes.find((s) => !(SCOPES as readonly string[]).includes(s));
+  if (unknown) throw fail(`--scopes: unknown scope "${unknown}" (one of ${SCOPES.join(', ')})`);
+  return [...new Set(scopes)] as Scope[];
+}
+
+export async function runKeysCreate(
+  opts: KeysCreateOptions, config: () => Config, clock: Clock, fail: (message: string) => Error, print: (line: string) => void = console.log,
+) {
+  if (!(KEY_TYPES as readonly string[]).includes(opts.type)) throw fail(`--type must be one of ${KEY_TYPES.join(', ')}, got "${opts.type}"`);
+  if (!UUID_PATTERN.test(opts.site)) throw fail(`--site must be a site id (a UUID), got "${opts.site}"`);
+  if (opts.name !== undefined && (opts.name.trim() === '' || opts.name.length > 200)) throw fail('--name must be 1 to 200 characters');
+  const type = opts.type as KeyType;
+  const scopes = opts.scopes === undefined ? undefined : parseScopes(opts.scopes, fail);
+  const { databaseUrl, secret } = config();
+  const store = openStore(databaseUrl);
+  try {
+    await migrateToLatest(store.db);
+    let created;
+    try {
+      created = await createSiteKey(store, new Secrets(secret), { siteId: opts.site, type, scopes, name: opts.name }, clock.now());
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found') throw fail(`--site ${opts.site} is not a site`);
+      if (err instanceof AppError && err.code === 'invalid_input') throw fail(`--${String(err.details?.field ?? 'scopes')}: ${String(err.details?.reason ?? err.message)}`);
+      throw err;
+    }
+    if (opts.json) {
+      print(JSON.stringify(created));
+    } else {
+      print([
+        `Created a ${created.key_type} key for site ${created.site_id} (id ${created.id}; scopes ${created.scopes.join(', ')})`,
+        'Shown once, store it now:',
+        `  ${created.key}`,
+      ].join('\n'));
+    }
+    return created;
+  } finally {
+    await store.close();
+  }
+}

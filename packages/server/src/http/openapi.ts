@@ -1,0 +1,305 @@
+// The OpenAPI 3.1 document (GET /v1/openapi.json) and the rendered reference (/docs).
+// Nothing here is hand-written per route: operations come from the route schemas, security
+// from each route's `config.access`, error responses from the envelope schema and the code
+// table. Swagger UI's assets are served from the package, never from a CDN.
+import { createRequire } from 'node:module';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
+import { KEY_TYPE_RULES, type KeyType } from '../auth/api-keys.ts';
+import type { Access } from './access.ts';
+import { ErrorEnvelope } from './envelope.ts';
+import { ERROR_STATUS, type ErrorCode } from './errors.ts';
+
+/** What a route adds to its document beyond its schema (a body it validates itself, extra error codes). */
+export interface RouteDocs {
+  /** A body the handler checks itself (so Fastify must not validate it): documented only. */
+  body?: TSchema;
+  consumes?: string[];
+  /** Error codes the route raises beyond those its access rule and schema imply. */
+  errors?: ErrorCode[];
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig { docs?: RouteDocs }
+}
+
+export const OPENAPI_PATH = '/v1/openapi.json';
+export const DOCS_PATH = '/docs';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+const KEY_SCHEMES: Record<KeyType, string> = { secret: 'secretKey', mcp: 'mcpKey', publishable: 'publishableKey' };
+const JWT_SCHEME = 'userToken';
+
+const SECURITY_SCHEMES = {
+  secretKey: {
+    type: 'http', scheme: 'bearer', bearerFormat: 'svc_sec_…',
+    description: 'Secret key (`svc_sec_` + 40 base62 characters), for servers only. Its scopes (`ingest:write`, `query:read`, `manage:write`, `mcp:read`, `webhook:write`) are fixed at creation; each operation lists the scopes that satisfy it (any one).',
+  },
+  mcpKey: {
+    type: 'http', scheme: 'bearer', bearerFormat: 'svc_mcp_…',
+    description: 'MCP key (`svc_mcp_`), for AI assistants: holds `mcp:read` and reads `/v1/query`.',
+  },
+  publishableKey: {
+    type: 'http', scheme: 'bearer', bearerFormat: 'svc_pub_…',
+    description: 'Publishable key (`svc_pub_`), safe in browsers: only ingests (also accepted as `key` in the batch body, or `?key=` on `/v1/sdk-config`).',
+  },
+  userToken: {
+    type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
+    description: 'User token from `POST /v1/auth/login` (HS256, 15 minutes to 24 hours). Each operation lists the lowest role it needs (`viewer` < `member` < `admin` < `owner`).',
+  },
+} as const;
+
+const ERROR_MEANING: Partial<Record<number, string>> = {
+  400: 'Missing or malformed input',
+  401: 'No valid credential',
+  403: 'Authenticated but not allowed',
+  404: 'Not found (an unknown route, or a record that does not exist or belongs to another tenant)',
+  409: 'Conflicts with the current state',
+  413: 'Body too large',
+  415: 'Body not sent as JSON',
+  429: 'Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds',
+  500: 'Server-side failure; the `x-request-id` header identifies it in the logs',
+};
+
+const ERROR_EXAMPLE_MESSAGE: Partial<Record<ErrorCode, { message: string; details?: Record<string, unknown> }>> = {
+  invalid_input: { message: 'days: must be <= 90', details: { field: 'days', reason: 'must be <= 90' } },
+  invalid_uuid: { message: 'issue_id must be a UUID', details: { field: 'issue_id' } },
+  missing_site_id: { message: 'site_id is required for org-level credentials' },
+  invalid_status: { message: 'status: is not one of the allowed values', details: { field: 'status', reason: 'is not one of the allowed values' } },
+  empty_body: { message: 'This request needs a JSON body' },
+  invalid_json: { message: 'The body is not valid JSON' },
+  missing_auth: { message: 'Authorization header with a Bearer token is required' },
+  invalid_key: { message: 'The API key is not valid' },
+  jwt_required: { message: 'This route needs a user token (POST /v1/auth/login)' },
+  missing_scope: { message: 'This route needs the scope query:read or mcp:read', details: { required: ['query:read', 'mcp:read'] } },
+  insufficient_role: { message: 'This route needs the role admin or higher', details: { required: 'admin' } },
+  org_scope_required: { message: 'This route needs an org-scoped credential' },
+  not_found: { message: 'Issue not found' },
+  rate_limited: { message: 'Too many requests', details: { reset_at: '2026-11-02T12:01:00.000Z' } },
+  internal_error: { message: 'Something went wrong on our side; the request id identifies it in the logs' },
+};
+
+const ALL_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+type JsonSchema = Record<string, unknown>;
+
+const ERRORS_KEY = 'x-mallard-errors';
+
+/** The shared pieces every error response points at: the envelope schema and one example per code. */
+function errorComponents() {
+  const schema = JSON.parse(JSON.stringify(ErrorEnvelope)) as { properties: { error: { properties: { code: JsonSchema } } } };
+  schema.properties.error.properties.code = { type: 'string', enum: ALL_CODES, description: 'Stable machine-matchable code; match on this' };
+  const examples: Record<string, { summary: string; value: unknown }> = {};
+  for (const code of ALL_CODES) {
+    const sample = ERROR_EXAMPLE_MESSAGE[code];
+    const error: JsonSchema = { code, message: sample?.message ?? code.replaceAll('_', ' '), status: ERROR_STATUS[code] };
+    if (sample?.details) error.details = sample.details;
+    examples[code] = { summary: `${ERROR_STATUS[code]} ${code}`, value: { data: null, error } };
+  }
+  return { schema, examples };
+}
+
+function errorResponse(codes: ErrorCode[], description: string) {
+  const examples = Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }]));
+  return {
+    description: `${codes.map((c) => `\`${c}\``).join(', ')}: ${description}`,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' }, examples } },
+  };
+}
+
+const props = (schema: unknown): Record<string, unknown> =>
+  ((schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+
+/** The error codes a route can answer with, by HTTP status, derived from its access rule and schema. */
+function errorCodesOf(route: RouteOptions, schema: FastifySchema, access: Access | undefined, docs: RouteDocs | undefined) {
+  const codes = new Set<ErrorCode>(docs?.errors ?? []);
+  const surface = access?.surface ?? 'public';
+  const hasBody = schema.body !== undefined || docs?.body !== undefined;
+  const params = Object.keys(props(schema.params));
+  const query = props(schema.querystring);
+  const authenticated = surface === 'query' || surface === 'manage' || surface === 'ingest' || (surface === 'auth' && access?.jwtOnly);
+  const writes = ['POST', 'PATCH', 'PUT'].includes(String(route.method));
+
+  if (hasBody || params.length > 0 || Object.keys(query).length > 0) codes.add('invalid_input');
+  if (params.some((p) => p === 'id' || p.endsWith('_id'))) codes.add('invalid_uuid');
+  if ((surface === 'query' || surface === 'manage') && 'site_id' in query) codes.add('missing_site_id');
+  if ('status' in query || 'status' in props(schema.body)) codes.add('invalid_status');
+  if (hasBody || (writes && (access?.bodyRequired ?? true))) {
+    codes.add('empty_body');
+    codes.add('invalid_json');
+    codes.add('payload_too_large');
+    codes.add('unsupported_media_type');
+  }
+  if (authenticated) {
+    for (const c of ['missing_auth', 'invalid_key', 'expired_key', 'invalid_jwt', 'rate_limited'] as const) codes.add(c);
+    if (access?.jwtOnly) codes.add('jwt_required');
+    if (surface === 'ingest') {
+      codes.delete('invalid_jwt');
+      codes.add('forbidden');
+      codes.add('missing_scope');
+    } else {
+      codes.add('missing_scope');
+      if (access?.role) codes.add('insufficient_role');
+      if (access?.orgScope) codes.add('org_scope_required');
+    }
+    if (surface === 'query' || surface === 'manage' || surface === 'ingest') {
+      codes.add('forbidden');
+      codes.add('not_found');
+    }
+  }
+  if (params.length > 0) codes.add('not_found');
+  codes.add('internal_error');
+
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of ALL_CODES) {
+    if (!codes.has(code)) continue;
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return byStatus;
+}
+
+/** OpenAPI security requirements: which credentials satisfy a route (any one). */
+function securityOf(access: Access | undefined): { [scheme: string]: string[] }[] {
+  const surface = access?.surface ?? 'public';
+  if (surface === 'public' || (surface === 'auth' && !access?.jwtOnly)) return [];
+  const role = access?.role ? [access.role] : [];
+  if (access?.jwtOnly) return [{ [JWT_SCHEME]: role }];
+  const scopes: readonly string[] = surface === 'ingest' ? ['ingest:write'] : access?.scopes ?? [];
+  const out: { [scheme: string]: string[] }[] = [];
+  for (const type of Object.keys(KEY_SCHEMES) as KeyType[]) {
+    const granted = scopes.filter((s) => (KEY_TYPE_RULES[type].allowed as readonly string[]).includes(s));
+    if (granted.length > 0) out.push({ [KEY_SCHEMES[type]]: granted });
+  }
+  if (surface !== 'ingest') out.push({ [JWT_SCHEME]: role });
+  return out;
+}
+
+const operationId = (method: string, url: string) =>
+  method.toLowerCase() + url.replace(/^\/v1/, '').split(/[/._-]/).filter(Boolean)
+    .map((part) => part.startsWith(':') ? `By${camel(part.slice(1))}` : camel(part)).join('');
+const camel = (s: string) => s.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+
+const describeAccess = (access: Access | undefined) => {
+  const surface = access?.surface ?? 'public';
+  if (surface === 'public' || (surface === 'auth' && !access?.jwtOnly)) return 'Public: no credential needed.';
+  if (surface === 'ingest') return 'Credential: a publishable key (header or `key` in the body), or a secret key with `ingest:write`.';
+  const parts = [];
+  if (access?.jwtOnly) parts.push('a user token only (keys are refused with `jwt_required`)');
+  else if (access?.scopes?.length) parts.push(`a key with ${access.scopes.map((s) => `\`${s}\``).join(' or ')}, or a user token`);
+  if (access?.role) parts.push(`role \`${access.role}\` or higher`);
+  if (access?.orgScope) parts.push('an org-scoped credential');
+  return `Credential: ${parts.join('; ')}.`;
+};
+
+/** Route schema -> the operation the document shows: security, error responses, ids. */
+function transform({ schema: routeSchema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
+  const config = (route.config ?? {}) as { access?: Access; docs?: RouteDocs };
+  // Swagger UI hides its own routes; its page itself is part of the contract (DESIGN.md).
+  const schema = url === DOCS_PATH && route.method === 'GET'
+    ? {
+      tags: ['docs'], summary: 'This API reference, rendered (Swagger UI; assets served from this server)', operationId: 'getDocs',
+      response: { 200: { description: 'HTML page', content: { 'text/html': { schema: Type.String() } } } },
+    } as FastifySchema
+    : routeSchema;
+  if (!schema || schema.hide) return { schema, url };
+  const { access, docs } = config;
+  const out: FastifySchema & Record<string, unknown> = { ...schema };
+  if (docs?.body && !schema.body) out.body = docs.body;
+  if (docs?.consumes) out.consumes = docs.consumes;
+  if (typeof route.method === 'string' && !schema.operationId) out.operationId = operationId(route.method, url);
+  out.security = securityOf(access);
+  const accessNote = describeAccess(access);
+  out.description = schema.description ? `${schema.description}\n\n${accessNote}` : accessNote;
+  const responses: Record<string, unknown> = {};
+  for (const [status, response] of Object.entries((schema.response ?? {}) as Record<string, JsonSchema>)) {
+    responses[status] = response.description ? response : { ...response, description: SUCCESS[status] ?? 'Success' };
+  }
+  out.response = responses;
+  // Error responses all share one schema and example set: transformObject adds them by reference.
+  out[ERRORS_KEY] = Object.fromEntries(errorCodesOf(route, schema, access, docs));
+  return { schema: out, url };
+}
+
+const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content' };
+
+interface Operation { tags?: string[]; responses: Record<string, unknown>; [ERRORS_KEY]?: Record<string, ErrorCode[]> }
+
+/** Adds the error responses by reference, the shared error components, and the list of tags. */
+function transformObject({ openapiObject }: { openapiObject: Record<string, unknown> }) {
+  const tags: string[] = [];
+  for (const item of Object.values(openapiObject.paths as Record<string, Record<string, Operation>>)) {
+    for (const op of Object.values(item)) {
+      for (const tag of op.tags ?? []) if (!tags.includes(tag)) tags.push(tag);
+      for (const [status, codes] of Object.entries(op[ERRORS_KEY] ?? {})) {
+        op.responses[status] ??= errorResponse(codes, ERROR_MEANING[Number(status)] ?? 'Error');
+      }
+      delete op[ERRORS_KEY];
+      op.responses.default = { $ref: '#/components/responses/Error' };
+    }
+  }
+  const { schema, examples } = errorComponents();
+  const components = openapiObject.components as Record<string, Record<string, unknown>>;
+  return {
+    ...openapiObject,
+    tags: tags.map((name) => ({ name })),
+    components: {
+      ...components,
+      schemas: { ...components.schemas, ErrorEnvelope: schema },
+      examples: { ...components.examples, ...examples },
+      responses: { ...components.responses, Error: errorResponse(ALL_CODES, 'Any other error, in the same envelope') },
+    },
+  };
+}
+
+/**
+ * Registers the generator (before any route, so it sees them all), GET /v1/openapi.json and
+ * /docs. Both are public, and their errors use the envelope like every other route.
+ */
+export async function registerOpenApi(app: FastifyInstance) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Mallard API',
+        version,
+        summary: 'Self-hostable confusion analytics',
+        description: 'Every JSON response is an envelope `{ data, error }`: `data` on success, `error` (`code`, `message`, `status`, optional `details`, optional `duck`) on failure. Send credentials as `Authorization: Bearer <key or token>`. Lists take `offset` and `limit` and return `total`, `offset`, `limit`.',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: '/', description: 'This server' }],
+      components: { securitySchemes: SECURITY_SCHEMES },
+    },
+    transform: transform as never,
+    transformObject: transformObject as never,
+  });
+
+  let document: string | null = null;
+  app.get(OPENAPI_PATH, {
+    config: { access: { surface: 'public' } },
+    schema: {
+      tags: ['docs'], summary: 'This OpenAPI 3.1 document (raw, not in the envelope)', operationId: 'getOpenapiDocument',
+      response: {
+        200: {
+          description: 'The OpenAPI document',
+          content: { 'application/json': { schema: Type.Object({ openapi: Type.String({ examples: ['3.1.0'] }) }, { additionalProperties: true }) } },
+        },
+      },
+    },
+  }, async (_request, reply) => {
+    document ??= JSON.stringify(app.swagger());
+    return reply.type('application/json; charset=utf-8').send(document);
+  });
+
+  await app.register(swaggerUi, {
+    routePrefix: DOCS_PATH,
+    // No call to the public validator: the page makes no request beyond this server.
+    validatorUrl: false,
+    uiConfig: { deepLinking: true, persistAuthorization: false, tryItOutEnabled: false },
+    staticCSP: "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'",
+    theme: { title: 'Mallard API reference' },
+  });
+}

@@ -1,0 +1,227 @@
+// The OpenAPI document and the rendered reference: the document validates as OpenAPI 3.1
+// (a maintained validator), lists every registered route with its method, and describes
+// security and errors; /docs is HTML whose assets all come from this server.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../src/http/errors.ts';
+import { bearer, createHarness, type Harness } from './helpers/harness.ts';
+
+type Operation = {
+  operationId?: string;
+  tags?: string[];
+  parameters?: { name: string; in: string; required?: boolean }[];
+  requestBody?: { content: Record<string, unknown> };
+  security?: Record<string, string[]>[];
+  responses: Record<string, { description?: string; content?: Record<string, { schema?: unknown }>; $ref?: string }>;
+};
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { type: string; scheme?: string }>; schemas: Record<string, any>; examples: Record<string, any> };
+};
+
+/** Fastify's `/a/:id` as OpenAPI's `/a/{id}`. */
+const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
+
+/** Swagger UI's own files (assets, its copy of the document) are served but not API operations. */
+const isUiAsset = (url: string) => url.startsWith('/docs/');
+
+describe('OpenAPI document', () => {
+  let h: Harness;
+  let doc: Doc;
+  let org: Awaited<ReturnType<Harness['org']>>;
+
+  beforeAll(async () => {
+    h = await createHarness('sqlite');
+    org = await h.org('Docs');
+    const res = await h.app.inject({ method: 'GET', url: '/v1/openapi.json' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    doc = res.json();
+  });
+  afterAll(async () => { await h?.close(); });
+
+  it('validates as OpenAPI 3.1', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc));
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    expect(doc.openapi).toBe('3.1.0');
+  });
+
+  it('lists every registered route with its method, and nothing that is not one', () => {
+    const routes = h.app.routeTable.list().filter((r) => !isUiAsset(r.url));
+    expect(routes.length).toBeGreaterThan(50);
+    const missing: string[] = [];
+    const expected = new Set<string>();
+    for (const { url, methods } of routes) {
+      for (const method of methods) {
+        // Fastify adds HEAD to every GET by itself; it answers like the GET.
+        if (method === 'HEAD') continue;
+        const key = `${method} ${toOpenApiPath(url)}`;
+        expected.add(key);
+        if (!doc.paths[toOpenApiPath(url)]?.[method.toLowerCase()]) missing.push(key);
+      }
+    }
+    expect(missing).toEqual([]);
+    const documented = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(documented.filter((k) => !expected.has(k))).toEqual([]);
+    for (const key of ['GET /v1/openapi.json', 'GET /docs', 'POST /v1/ingest', 'GET /v1/query/scores', 'PATCH /v1/manage/issues/{issue_id}', 'GET /healthz', 'GET /metrics']) {
+      expect(expected.has(key), key).toBe(true);
+    }
+  });
+
+  it('gives every operation a unique id, a success response, security and the error envelope', () => {
+    const ids = new Set<string>();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        expect(op.operationId, where).toBeTruthy();
+        expect(ids.has(op.operationId!), `duplicate operationId at ${where}`).toBe(false);
+        ids.add(op.operationId!);
+        expect(op.tags?.length, where).toBeGreaterThan(0);
+        const success = Object.keys(op.responses).filter((s) => /^2\d\d$/.test(s));
+        expect(success, where).toHaveLength(1);
+        const ok = op.responses[success[0]];
+        expect(ok.description, where).not.toBe('Default Response');
+        if (success[0] !== '204') expect(Object.keys(ok.content ?? {}), where).not.toHaveLength(0);
+        expect(Array.isArray(op.security), where).toBe(true);
+        expect(op.responses.default, where).toEqual({ $ref: '#/components/responses/Error' });
+        expect(op.responses['500'], where).toBeDefined();
+        // Path parameters are described by the route schema.
+        for (const name of [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])) {
+          expect(op.parameters?.some((p) => p.in === 'path' && p.name === name && p.required), `${where} {${name}}`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('declares the key types and the user token as security schemes, per route', () => {
+    const schemes = doc.components.securitySchemes;
+    expect(Object.keys(schemes).sort()).toEqual(['mcpKey', 'publishableKey', 'secretKey', 'userToken']);
+    for (const scheme of Object.values(schemes)) expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const security = (method: string, path: string) => doc.paths[path][method].security;
+    expect(security('get', '/v1/query/scores')).toEqual([{ secretKey: ['query:read', 'mcp:read'] }, { mcpKey: ['mcp:read'] }, { userToken: ['viewer'] }]);
+    expect(security('post', '/v1/manage/keys')).toEqual([{ userToken: ['admin'] }]);
+    expect(security('post', '/v1/ingest')).toEqual([{ secretKey: ['ingest:write'] }, { publishableKey: ['ingest:write'] }]);
+    expect(security('get', '/v1/fun')).toEqual([]);
+    expect(security('post', '/v1/auth/login')).toEqual([]);
+    expect(security('get', '/v1/openapi.json')).toEqual([]);
+  });
+
+  it('describes parameters, bodies and the error codes each route can answer', () => {
+    const issues = doc.paths['/v1/query/issues'].get;
+    expect(issues.parameters!.map((p) => p.name).sort()).toEqual(['limit', 'offset', 'site_id', 'status']);
+    const status = issues.parameters!.find((p) => p.name === 'status') as unknown as { schema: { anyOf?: { enum?: string[] }[]; enum?: string[] } };
+    expect(JSON.stringify(status.schema)).toContain('regressed');
+    expect(issues.responses['400'].description).toContain('invalid_status');
+    expect(issues.responses['401'].description).toContain('missing_auth');
+    expect(issues.responses['429'].description).toContain('rate_limited');
+
+    const patch = doc.paths['/v1/manage/issues/{issue_id}'].patch;
+    expect(Object.keys(patch.requestBody!.content)).toEqual(['application/json']);
+    expect(patch.responses['400'].description).toMatch(/invalid_uuid.*empty_body|empty_body.*invalid_uuid/);
+    expect(patch.responses['404'].description).toContain('not_found');
+
+    const keys = doc.paths['/v1/manage/keys'].post;
+    expect(keys.responses['401'].description).toContain('jwt_required');
+
+    const ingest = doc.paths['/v1/ingest'].post;
+    expect(Object.keys(ingest.requestBody!.content).sort()).toEqual(['application/json', 'text/plain']);
+    expect(JSON.stringify(ingest.requestBody)).toContain('signal_type');
+    expect(Object.keys(ingest.responses)).toContain('202');
+
+    const csv = doc.paths['/v1/query/export/events.csv'].get;
+    expect(Object.keys(csv.responses['200'].content!)).toEqual(['text/csv']);
+  });
+
+  it('has one error envelope schema listing every code, with an example per code', () => {
+    const schema = doc.components.schemas.ErrorEnvelope;
+    expect(schema.properties.data).toEqual({ type: 'null' });
+    expect(schema.properties.error.required.sort()).toEqual(['code', 'message', 'status']);
+    expect(schema.properties.error.properties.code.enum.sort()).toEqual(Object.keys(ERROR_STATUS).sort());
+    for (const [code, status] of Object.entries(ERROR_STATUS)) {
+      expect(doc.components.examples[code].value).toMatchObject({ data: null, error: { code, status } });
+    }
+  });
+
+  it('matches what the server actually sends', async () => {
+    const ajv = new Ajv2020({ strict: false });
+    const errorSchema = ajv.compile(doc.components.schemas.ErrorEnvelope);
+    const denied = await h.app.inject({ method: 'GET', url: '/v1/query/scores' });
+    expect(denied.statusCode).toBe(401);
+    expect(errorSchema(denied.json()), JSON.stringify(errorSchema.errors)).toBe(true);
+
+    const whoamiSchema = ajv.compile((doc.paths['/v1/query/whoami'].get.responses['200'].content!['application/json'] as { schema: object }).schema);
+    const whoami = await h.app.inject({ method: 'GET', url: '/v1/query/whoami', headers: bearer(org.keys.secret) });
+    expect(whoami.statusCode).toBe(200);
+    expect(whoamiSchema(whoami.json()), JSON.stringify(whoamiSchema.errors)).toBe(true);
+
+    // Routes whose responses are not JSON still answer as before.
+    const preflight = await h.app.inject({ method: 'OPTIONS', url: '/v1/ingest', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST' } });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.body).toBe('');
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    const metrics = await h.app.inject({ method: 'GET', url: '/metrics' });
+    expect(metrics.headers['content-type']).toMatch(/^text\/plain/);
+    expect(metrics.body).toContain('# HELP');
+  });
+
+  it('is public, and keeps the envelope for errors (405, 404)', async () => {
+    const withJunkKey = await h.app.inject({ method: 'GET', url: '/v1/openapi.json', headers: bearer('svc_sec_not-a-key') });
+    expect(withJunkKey.statusCode).toBe(200);
+    const post = await h.app.inject({ method: 'POST', url: '/v1/openapi.json', payload: {} });
+    expect(post.statusCode).toBe(405);
+    expect(post.headers.allow).toContain('GET');
+    expect(post.json()).toMatchObject({ data: null, error: { code: 'method_not_allowed', status: 405 } });
+  });
+});
+
+describe('API reference at /docs', () => {
+  let h: Harness;
+  beforeAll(async () => { h = await createHarness('sqlite'); });
+  afterAll(async () => { await h?.close(); });
+
+  /** Every src/href of the page, resolved against the page's URL. */
+  const assetsOf = (html: string, pageUrl: string) =>
+    [...html.matchAll(/\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]).map((ref) => ({ ref, path: new URL(ref, `http://local${pageUrl}`).pathname }));
+
+  it.each(['/docs', '/docs/'])('%s is HTML whose assets all load from this server', async (url) => {
+    const page = await h.app.inject({ method: 'GET', url });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('<div id="swagger-ui">');
+    expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+    const assets = assetsOf(page.body, url);
+    expect(assets.length).toBeGreaterThanOrEqual(5);
+    for (const { ref, path } of assets) {
+      expect(ref, 'no external URL').not.toMatch(/^(https?:)?\/\//);
+      const res = await h.app.inject({ method: 'GET', url: path });
+      expect(res.statusCode, path).toBe(200);
+      expect(res.body.length, path).toBeGreaterThan(0);
+    }
+  });
+
+  it('points the UI at this server\'s document and at no public validator', async () => {
+    const init = await h.app.inject({ method: 'GET', url: '/docs/static/swagger-initializer.js' });
+    expect(init.statusCode).toBe(200);
+    expect(init.body).toContain('validatorUrl: null');
+    expect(init.body).toContain("resolveUrl('./json')");
+    const [ui, api] = await Promise.all([
+      h.app.inject({ method: 'GET', url: '/docs/json' }),
+      h.app.inject({ method: 'GET', url: '/v1/openapi.json' }),
+    ]);
+    expect(ui.json()).toEqual(api.json());
+  });
+
+  it('keeps the envelope for a missing asset (404) and a wrong method (405)', async () => {
+    const missing = await h.app.inject({ method: 'GET', url: '/docs/static/nothing-here.js' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toMatchObject({ data: null, error: { code: 'not_found', status: 404 } });
+    const post = await h.app.inject({ method: 'POST', url: '/docs', payload: {} });
+    expect(post.statusCode).toBe(405);
+    expect(post.json()).toMatchObject({ data: null, error: { code: 'method_not_allowed' } });
+  });
+});
