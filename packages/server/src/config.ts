@@ -111,7 +111,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       guide: int(env, 'RATE_LIMIT_GUIDE_PER_MIN', DEFAULT_RATE_LIMITS.guide, 1, 10_000_000),
     },
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
-    demo: flag(env, 'MALLARD_DEMO', true),
+    // Demo data on the first start: on by default in development (what `npm start` runs).
+    demo: flag(env, 'MALLARD_DEMO', nodeEnv === 'development'),
     allowPrivateTargets: flag(env, 'MALLARD_ALLOW_PRIVATE_TARGETS', false),
     retentionDays: int(env, 'MALLARD_RETENTION_DAYS', 90, 1, 3650),
     pipelineIntervalMs: int(env, 'MALLARD_PIPELINE_INTERVAL_MIN', 15, 1, 1440) * 60_000,

@@ -7,12 +7,15 @@ import { PASSWORD_MAX, PASSWORD_MIN } from './auth/passwords.ts';
 import { AppError } from './http/errors.ts';
 import { openStore } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
-import { startServer } from './server.ts';
+import { serveWithDemo } from './demo/serve.ts';
+import { progressBars } from './simulate/progress.ts';
+import { runSimulate, type SimulateCliOptions } from './simulate/cli.ts';
 import { startWorker } from './worker.ts';
 import { activeSiteIds, runCycle } from './pipeline/cycle.ts';
 import { pino } from 'pino';
 import { Presets, SingleBar } from 'cli-progress';
 import { bootstrapOrg } from './features/orgs/bootstrap.ts';
+import { KEYS_CREATE_DEFAULT_SCOPES, runKeysCreate, type KeysCreateOptions } from './features/keys/cli.ts';
 
 class UsageError extends Error {}
 
@@ -42,17 +45,22 @@ function parseTime(value: string, flag: string): number {
 }
 
 program.command('serve')
-  .description('Run the HTTP API with the pipeline scheduler and housekeeping (migrates the store first). Listens on HOST:PORT (default 127.0.0.1:8787).')
-  .option('--no-worker', 'serve the API only; run `mallard worker` separately for the pipeline')
+  .description('Run the HTTP API with the pipeline scheduler, alert and webhook delivery, and housekeeping (migrates the store first). Listens on HOST:PORT (default 127.0.0.1:8787). With the demo on (the default in development; MALLARD_DEMO=0 skips it, MALLARD_DEMO=1 forces it), the first start on an empty store creates a demo org, site, user and keys with 14 days of traffic (credentials in the data dir, demo-credentials.json), and live demo traffic keeps flowing while it serves.')
+  .option('--no-worker', 'serve the API only; run `mallard worker` separately for the pipeline and deliveries')
   .action(async (opts: { worker: boolean }) => {
     const config = loadConfig();
-    const server = await startServer(config, systemClock, { worker: opts.worker });
+    const bars = progressBars();
+    const { server, stop } = await serveWithDemo(config, systemClock, {
+      worker: opts.worker,
+      demo: { log: (line) => console.log(line), onProgress: bars.onProgress },
+    });
+    bars.stop();
     server.app.log.info(`Mallard listening on ${server.url}${opts.worker ? '' : ' (API only, no worker)'}`);
-    stopOnSignal(server.app.log, server.stop);
+    stopOnSignal(server.app.log, stop);
   });
 
 program.command('worker')
-  .description('Run the pipeline scheduler and housekeeping without HTTP (migrates the store first).')
+  .description('Run the pipeline scheduler, alert and webhook delivery, and housekeeping without HTTP (migrates the store first).')
   .action(async () => {
     const config = loadConfig();
     const store = openStore(config.databaseUrl);
@@ -114,6 +122,33 @@ program.command('pipeline')
     } finally {
       await store.close();
     }
+  });
+
+program.command('simulate')
+  .description('Generate realistic synthetic traffic (sessions, friction, planted problems, conversions) through the real ingest path: into a site of this store (--site, with the pipeline backfilled and the story\'s deploys and fixes), or to a server (--url and --key). Deterministic for a given seed, options and --until.')
+  .option('--days <n>', 'days of traffic, ending at --until (at most 90)', '14')
+  .option('--sessions-per-day <n>', 'sessions on an average day', '250')
+  .option('--seed <text>', 'random seed: the same seed and options give the same traffic', 'mallard')
+  .option('--until <iso8601>', 'end of the simulated period (default now)')
+  .option('--site <id>', 'the site to fill in this store (DATABASE_URL); with --url and an org-scoped secret key, the site to send to')
+  .option('--url <url>', 'send to this Mallard server\'s /v1/ingest instead of the store')
+  .option('--key <key>', 'with --url: a publishable key (live traffic, stamped with the server\'s time) or a secret key with ingest:write (an import that keeps the simulated times)')
+  .option('--no-pipeline', 'with --site: store the traffic only (no pipeline backfill, deploys or fixes)')
+  .option('--ndjson', 'print the batches as JSON lines instead of sending them')
+  .action(async (opts: SimulateCliOptions) => {
+    await runSimulate(opts, () => loadConfig(), systemClock, (message) => new UsageError(message));
+  });
+
+const keys = program.command('keys').description('API keys, as the operator (straight in the store; no user token needed): `keys create` mints one for a site.');
+keys.command('create')
+  .description('Mint an API key for a site and print it once (only an HMAC of it is stored).')
+  .requiredOption('--site <id>', 'the site the key belongs to (its id, a UUID)')
+  .requiredOption('--type <type>', 'key type: secret, mcp or publishable')
+  .option('--scopes <list>', `comma-separated scopes (default ${KEYS_CREATE_DEFAULT_SCOPES})`)
+  .option('--name <name>', 'a label shown in key lists')
+  .option('--json', 'print the key record with the key as JSON: {id, org_id, site_id, key_type, name, scopes, key_hint, created_by, created_at, expires_at, key}')
+  .action(async (opts: KeysCreateOptions) => {
+    await runKeysCreate(opts, () => loadConfig(), systemClock, (message) => new UsageError(message));
   });
 
 program.command('migrate')

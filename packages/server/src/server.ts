@@ -17,9 +17,21 @@ export function createLimiter(config: Config): RateLimiter {
 
 export interface RunningServer { app: App; store: Store; url: string; stop(): Promise<void> }
 
-export async function startServer(config: Config, clock: Clock = systemClock, options: { worker?: boolean } = {}): Promise<RunningServer> {
+export interface StartOptions {
+  worker?: boolean;
+  /** Runs on the migrated store before the server listens (the demo's first-run data). */
+  beforeListen?: (store: Store) => Promise<void>;
+}
+
+export async function startServer(config: Config, clock: Clock = systemClock, options: StartOptions = {}): Promise<RunningServer> {
   const store = openStore(config.databaseUrl);
   await migrateToLatest(store.db);
+  try {
+    await options.beforeListen?.(store);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
   const limiter = createLimiter(config);
   const app = await buildApp({
     config, store, clock, limiter,

@@ -20,19 +20,34 @@ function run(args: string[], env: Record<string, string> = {}, cwd?: string) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Every command of the CLI contract (DESIGN.md, issue 8), with what its --help must say. */
+const COMMANDS: [string, string[]][] = [
+  ['serve', ['--no-worker', '127.0.0.1:8787', 'MALLARD_DEMO=0']],
+  ['worker', ['pipeline scheduler', 'delivery']],
+  ['migrate', ['DATABASE_URL']],
+  ['bootstrap', ['--org <name>', '--site-name <name>', '--site-url <url>', '--email <email>', '--password <password>', '--json']],
+  ['pipeline', ['--site <id>', '--at <iso8601>', '--from <iso8601>', '--to <iso8601>']],
+  ['simulate', ['--days <n>', '--sessions-per-day <n>', '--seed <text>', '--site <id>', '--url <url>', '--key <key>']],
+  ['keys', ['create']],
+  ['keys create', ['--site <id>', '--type <type>', '--scopes <list>', '--name <name>', '--json']],
+];
+
 const bootstrapArgs = (email: string) => ['bootstrap', '--org', 'Acme', '--site-name', 'Shop', '--site-url', 'https://shop.example', '--email', email, '--password', 'correct-horse-battery', '--json'];
 
 describe('mallard CLI: help and arguments', () => {
   it('--help lists every command', () => {
     const { code, stdout } = run(['--help']);
     expect(code).toBe(0);
-    for (const command of ['serve', 'migrate', 'bootstrap']) expect(stdout).toContain(command);
+    const listed = [...stdout.split('Commands:')[1].matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]).filter((c) => c !== 'help');
+    expect(listed.sort()).toEqual([...new Set(COMMANDS.map(([command]) => command.split(' ')[0]))].sort());
+    expect(stdout).toContain('keys create');
   });
 
-  it.each(['serve', 'migrate', 'bootstrap'])('%s --help describes the command', (command) => {
-    const { code, stdout } = run([command, '--help']);
+  it.each(COMMANDS)('%s --help describes the command and names its options', (command, mentions) => {
+    const { code, stdout } = run([...command.split(' '), '--help']);
     expect(code).toBe(0);
-    expect(stdout).toContain(`Usage: mallard ${command}`);
+    expect(stdout).toContain(`Usage: mallard ${command} `);
+    for (const text of mentions) expect(stdout).toContain(text);
   });
 
   it('bootstrap --help names every option of the contract', () => {
@@ -148,7 +163,7 @@ describe('mallard serve', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'mallard-serve-'));
     const child = spawn(process.execPath, [BIN, 'serve'], {
       cwd,
-      env: { PATH: process.env.PATH, MALLARD_SECRET: SECRET, PORT: '0', LOG_LEVEL: 'info' },
+      env: { PATH: process.env.PATH, MALLARD_SECRET: SECRET, PORT: '0', LOG_LEVEL: 'info', MALLARD_DEMO: '0' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

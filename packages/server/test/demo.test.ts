@@ -1,0 +1,214 @@
+// The first start of `npm start` on an empty data dir (fewer simulated days, to stay fast):
+// the demo is created through the real ingest route and pipeline, every query route of the
+// spec has something to show for the demo site, the credentials file is private, and a second
+// start reuses the data instead of seeding again.
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../src/clock.ts';
+import { loadConfig, type Config } from '../src/config.ts';
+import { serveWithDemo, type Served } from '../src/demo/serve.ts';
+import { CREDENTIALS_FILE, DEMO_EMAIL, startTrickle, type DemoCredentials } from '../src/demo/first-run.ts';
+
+// A fixed "now", so the simulated traffic (seeded) and therefore the whole demo are the same on every run.
+const NOW = Date.UTC(2026, 10, 20, 15, 7, 0);
+const DEMO = { days: 5, sessionsPerDay: 300 };
+
+describe('first start with the demo (SQLite, empty data dir)', () => {
+  let dir: string;
+  let config: Config;
+  let clock: ManualClock;
+  let served: Served;
+  let printed = '';
+  let creds: DemoCredentials;
+
+  const get = async (path: string, key = creds.keys.secret) => {
+    const res = await served.server.app.inject({ method: 'GET', url: path, headers: { authorization: `Bearer ${key}` } });
+    expect(res.statusCode, `${path}: ${res.body.slice(0, 300)}`).toBe(200);
+    return res;
+  };
+  const data = async (path: string, key?: string) => {
+    const body = (await get(path, key)).json();
+    expect(body.error).toBeNull();
+    return body.data;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mallard-demo-'));
+    // What `npm start` reads: no NODE_ENV (development), nothing but the data location and a free port.
+    config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'data', 'mallard.db')}`, PORT: '0', LOG_LEVEL: 'silent' });
+    clock = new ManualClock(NOW);
+    served = await serveWithDemo(config, clock, { worker: false, trickle: false, demo: DEMO, print: (text) => { printed += text; } });
+    expect(served.demo?.status).toBe('created');
+    creds = JSON.parse(readFileSync(join(dir, 'data', CREDENTIALS_FILE), 'utf8'));
+  }, 600_000);
+
+  afterAll(async () => {
+    await served?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is on by default in development and off with MALLARD_DEMO=0 or in production', () => {
+    expect(config.demo).toBe(true);
+    expect(loadConfig({ DATABASE_URL: config.databaseUrl, MALLARD_DEMO: '0' }).demo).toBe(false);
+    expect(loadConfig({ DATABASE_URL: config.databaseUrl, NODE_ENV: 'production', MALLARD_SECRET: 'x'.repeat(40) }).demo).toBe(false);
+  });
+
+  it('prints the block once: URL, login, three keys and two curl commands that work as printed', async () => {
+    for (const part of [served.server.url, DEMO_EMAIL, creds.password, creds.keys.secret, creds.keys.mcp, creds.keys.publishable, CREDENTIALS_FILE]) {
+      expect(printed).toContain(part);
+    }
+    expect(creds.keys.secret).toMatch(/^svc_sec_/);
+    expect(creds.keys.mcp).toMatch(/^svc_mcp_/);
+    expect(creds.keys.publishable).toMatch(/^svc_pub_/);
+    const curls = printed.split('\n').filter((line) => line.trim().startsWith('curl '));
+    expect(curls).toHaveLength(2);
+    for (const line of curls) {
+      const header = /-H "([^:]+): ([^"]+)"/.exec(line)!;
+      const url = /(?:"|\s)(http:\/\/[^"\s]+)"?\s*$/.exec(line)![1];
+      const res = await fetch(url, { headers: { [header[1]]: header[2] } });
+      expect(res.status, line).toBe(200);
+      const body = await res.json() as { data: unknown; error: unknown };
+      expect(body.error).toBeNull();
+    }
+  });
+
+  it('writes the credentials readable by their owner only, and the demo login works', async () => {
+    expect(statSync(join(dir, 'data', CREDENTIALS_FILE)).mode & 0o777).toBe(0o600);
+    expect(creds).toMatchObject({ email: DEMO_EMAIL, site_id: expect.any(String), org_id: expect.any(String), complete: true });
+    const login = await served.server.app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email: creds.email, password: creds.password } });
+    expect(login.statusCode).toBe(200);
+    const who = await data('/v1/query/whoami', creds.keys.mcp);
+    expect(who.site.id).toBe(creds.site_id);
+  });
+
+  it('every query route of the spec returns non-empty, well-formed data for the demo site', async () => {
+    const scores = await data('/v1/query/scores');
+    expect(scores.site.site_id).toBe(creds.site_id);
+    expect(scores.site.pages.length).toBeGreaterThan(5);
+    expect(scores.site.total_active_users).toBeGreaterThan(0);
+    expect(['calm', 'watching', 'alert', 'flustered', 'critical']).toContain(scores.duck_state);
+    expect(scores.site.pages.map((p: { page: string }) => p.page)).toContain('/checkout');
+
+    const page = await data('/v1/query/page?page=/checkout');
+    expect(page.score.page).toBe('/checkout');
+    for (const key of ['history', 'elements', 'issues', 'recent_deploys', 'annotations', 'budgets'] as const) {
+      expect(page[key].length, `page.${key}`).toBeGreaterThan(0);
+    }
+    expect(Array.isArray(page.active_alerts)).toBe(true);
+
+    const statuses: Record<string, { id: string }[]> = {};
+    for (const status of ['open', 'verified', 'regressed']) {
+      const list = await data(`/v1/query/issues?status=${status}&limit=200`);
+      statuses[status] = list.issues;
+      expect(list.issues.length, `issues with status ${status}`).toBeGreaterThan(0);
+      expect(list.total).toBe(list.issues.length);
+    }
+    const titles = (s: string) => statuses[s].map((i) => (i as unknown as { title: string }).title).join(' | ');
+    expect(titles('open')).toMatch(/Place order/);
+    expect(titles('verified')).toMatch(/Card number/);
+    expect(titles('regressed')).toMatch(/Apply filters/);
+
+    const issue = await data(`/v1/query/issues/${statuses.verified[0].id}`);
+    expect(issue.status).toBe('verified');
+    expect(issue.evidence.length).toBeGreaterThan(0);
+    expect(issue.linked_sessions.length).toBeGreaterThan(0);
+    expect(issue.verifications.map((v: { result: string }) => v.result)).toContain('verified');
+
+    const alerts = await data('/v1/query/alerts?status=fired');
+    expect(alerts.alerts.length).toBeGreaterThan(0);
+    const alert = await data(`/v1/query/alerts/${alerts.alerts[0].id}`);
+    expect(alert.status).toBe('fired');
+    expect(alert.timeline.length).toBeGreaterThan(0);
+    // The notifications of fired alerts were delivered (or, without SMTP, recorded as failed).
+    expect(served.demo?.status === 'created' && served.demo.summary.deliveries).toBeGreaterThan(0);
+    const kinds = new Set<string>();
+    // At most 20 details: the query rate limit (100 a minute) counts them, and the clock is frozen.
+    for (const a of (await data('/v1/query/alerts?limit=20')).alerts) {
+      for (const entry of (await data(`/v1/query/alerts/${a.id}`)).timeline) kinds.add(entry.kind);
+    }
+    expect([...kinds]).toEqual(expect.arrayContaining(['fired', 'notification_queued']));
+    expect(kinds.has('notification_sent') || kinds.has('notification_failed')).toBe(true);
+
+    const trends = await data('/v1/query/trends?page=/checkout&days=7');
+    expect(trends.history.length).toBeGreaterThan(10);
+
+    const deploys = await data('/v1/query/deploys');
+    expect(deploys.deploys.length).toBe(4);
+    const measured = deploys.deploys.filter((d: { confusion_before: unknown; confusion_after: unknown }) => typeof d.confusion_before === 'number' && typeof d.confusion_after === 'number');
+    expect(measured.length).toBeGreaterThan(0);
+    const deploy = await data(`/v1/query/deploys/${deploys.deploys[0].id}`);
+    expect(deploy.related_issues.length).toBeGreaterThan(0);
+
+    const sessionId = issue.linked_sessions[0].session_id;
+    const session = await data(`/v1/query/session?session_id=${sessionId}`);
+    expect(session.events.length).toBeGreaterThan(0);
+    expect(session.narrative.length).toBeGreaterThan(20);
+
+    const elements = await data('/v1/query/elements?page=/checkout');
+    expect(JSON.stringify(elements)).toContain('button#place-order');
+
+    const elementHeatmap = await data(`/v1/query/element-heatmap?page=/checkout&selector=${encodeURIComponent('button#place-order')}`);
+    expect(elementHeatmap.count).toBeGreaterThan(0);
+    expect(elementHeatmap.points[0]).toMatchObject({ rx: expect.any(Number), ry: expect.any(Number), signal: expect.any(String) });
+    const pageHeatmap = await data('/v1/query/page-heatmap?page=/checkout');
+    expect(pageHeatmap.count).toBeGreaterThan(0);
+    expect(pageHeatmap.points[0]).toMatchObject({ vx: expect.any(Number), vy: expect.any(Number), signal: expect.any(String) });
+
+    const friction = await data('/v1/query/journeys/friction');
+    expect(friction.edges.length).toBeGreaterThan(0);
+    expect(friction.edges[0]).toMatchObject({ from: expect.any(String), to: expect.any(String), sessions: expect.any(Number), friction_weight: expect.any(Number) });
+    const flows = await data('/v1/query/flows');
+    expect(flows.edges.length).toBeGreaterThan(0);
+
+    const compare = await data('/v1/query/compare?a=/checkout&b=/cart');
+    expect(JSON.stringify(compare)).toContain('/cart');
+    const recommendations = await data('/v1/query/recommendations');
+    expect(JSON.stringify(recommendations).length).toBeGreaterThan(50);
+    expect(Object.values(recommendations).some((v) => Array.isArray(v) && v.length > 0)).toBe(true);
+
+    const revenue = await data('/v1/query/revenue');
+    expect(revenue.tracking).toBe(true);
+    expect(revenue.total_monthly_revenue_at_risk).toBeGreaterThan(0);
+
+    for (const table of ['events', 'signals', 'sessions', 'page_scores', 'score_history', 'ux_issues', 'deploys', 'alerts']) {
+      const raw = await data(`/v1/query/raw?table=${table}&limit=5`);
+      expect(raw.rows.length, `raw ${table}`).toBeGreaterThan(0);
+    }
+
+    const csv = await get('/v1/query/export/events.csv');
+    expect(csv.headers['content-type']).toMatch(/text\/csv/);
+    expect(csv.body.split('\n').length).toBeGreaterThan(100);
+
+    const context = await data('/v1/query/mcp/context');
+    expect(JSON.stringify(context)).toContain('/checkout');
+  }, 120_000);
+
+  it('keeps a trickle of live traffic flowing through the ingest route with the publishable key', async () => {
+    const events = async () => Number((await served.server.store.db.selectFrom('events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await events();
+    const trickle = startTrickle(served.server.app, creds, clock, { sessionsPerDay: 5_000_000, everyMs: 40 });
+    await new Promise((done) => setTimeout(done, 400));
+    await trickle.stop();
+    expect(await events()).toBeGreaterThan(before);
+  });
+
+  it('a second start reuses the data: no new org, no new traffic, the path printed instead of the keys', async () => {
+    const counts = async () => {
+      const db = served.server.store.db;
+      const n = async (table: 'orgs' | 'events' | 'deploys') => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      return { orgs: await n('orgs'), events: await n('events'), deploys: await n('deploys') };
+    };
+    const before = await counts();
+    await served.stop();
+    let again = '';
+    served = await serveWithDemo(config, clock, { worker: false, trickle: false, demo: DEMO, print: (text) => { again += text; } });
+    expect(served.demo?.status).toBe('reused');
+    expect(again).toContain(CREDENTIALS_FILE);
+    expect(again).not.toContain(creds.keys.secret);
+    expect(await counts()).toEqual(before);
+    expect(before.orgs).toBe(1);
+    await data('/v1/query/scores');
+  }, 60_000);
+});
