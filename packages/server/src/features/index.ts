@@ -20,6 +20,7 @@ import { rawRoutes } from './raw/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { funRoutes } from './fun/routes.ts';
 import { healthRoutes } from './health/routes.ts';
+import { sdkScriptRoutes } from './sdk-script/routes.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
@@ -28,6 +29,7 @@ import { whoamiRoutes } from './whoami/routes.ts';
 
 export async function registerFeatures(app: App) {
   await app.register(healthRoutes);
+  await app.register(sdkScriptRoutes);
   await app.register(async (v1: App) => {
     for (const routes of [
       funRoutes, authRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes,

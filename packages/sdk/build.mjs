@@ -1,0 +1,41 @@
+// Builds the SDK with esbuild: dist/mallard.mjs (ESM, for bundlers) and dist/mallard.js (the
+// script-tag build, an IIFE that sets window.Mallard). The server builds the script-tag file
+// from source the same way through buildScriptTag().
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = dirname(fileURLToPath(import.meta.url));
+export const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+
+const common = {
+  bundle: true,
+  minify: true,
+  write: false,
+  target: 'es2022',
+  define: { __MALLARD_VERSION__: JSON.stringify(version) },
+  legalComments: 'none',
+  // Internal property names shared between modules; none is a DOM, option or wire-format name.
+  mangleProps: /^(?:interactive|looks|excluded|burst|points|point|again|reported|ignored|emit|win|doc|session|pageview|leave|items|timer|batchSize|intervalMs|maxQueue)$/,
+  logLevel: 'silent',
+};
+
+async function build(entry, format) {
+  const esbuild = await import('esbuild');
+  const result = await esbuild.build({ ...common, entryPoints: [join(root, 'src', entry)], format });
+  return result.outputFiles[0].text;
+}
+
+/** The script-tag build (IIFE) as text. */
+export const buildScriptTag = () => build('script.ts', 'iife');
+/** The ESM build as text. */
+export const buildModule = () => build('index.ts', 'esm');
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const dist = join(root, 'dist');
+  await mkdir(dist, { recursive: true });
+  await writeFile(join(dist, 'mallard.js'), await buildScriptTag());
+  await writeFile(join(dist, 'mallard.mjs'), await buildModule());
+  console.log(`built @mallard/sdk ${version} into ${dist}`);
+}

@@ -1,0 +1,286 @@
+// The client end to end inside happy-dom: remote config, pageviews, click routing and
+// precedence, batches as the server expects them, retries, consent, Do Not Track, sampling.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Client } from '../src/client.ts';
+import { resolveSettings } from '../src/config.ts';
+import { Transport } from '../src/transport.ts';
+import { html, place } from './helpers.ts';
+
+interface Sent { url: string; body: Record<string, any>; headers: Record<string, string> }
+
+function server(options: { config?: Record<string, unknown>; statuses?: number[] } = {}) {
+  const sent: Sent[] = [];
+  const configRequests: string[] = [];
+  const statuses = [...(options.statuses ?? [])];
+  const fetchMock = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = String(input);
+    if (url.includes('/v1/sdk-config')) {
+      configRequests.push(url);
+      return new Response(JSON.stringify({ data: { sample_rate: 1, signals: {}, ignore_selectors: [], privacy: {}, ...options.config }, error: null }), { status: 200 });
+    }
+    const status = statuses.shift() ?? 202;
+    if (status === 0) throw new TypeError('Failed to fetch');
+    sent.push({ url, body: JSON.parse(String(init!.body)), headers: init!.headers as Record<string, string> });
+    return new Response('{}', { status });
+  });
+  window.fetch = fetchMock as unknown as typeof fetch;
+  return { sent, configRequests, fetchMock, events: () => sent.flatMap((s) => s.body.events) };
+}
+
+function clickAt(el: Element, x: number, y: number) {
+  el.dispatchEvent(new MouseEvent('click', { bubbles: true, button: 0, detail: 1, clientX: x, clientY: y }));
+}
+
+const KEY = 'svc_pub_test';
+let client: Client | null = null;
+const realFetch = window.fetch;
+
+let beacons: { url: string; body: string }[] = [];
+
+beforeEach(() => {
+  beacons = [];
+  navigator.sendBeacon = (url: string | URL, body?: BodyInit | null) => { beacons.push({ url: String(url), body: String(body) }); return true; };
+  localStorage.clear();
+  sessionStorage.clear();
+  history.replaceState({}, '', '/shop');
+  html('<button id="broken">Buy</button><div data-mallard-ignore><button id="toggle">Toggle</button></div><a id="link" href="#next">Next</a>');
+  place(document.getElementById('broken')!, 100, 100, 100, 40);
+});
+afterEach(() => {
+  client?.shutdown();
+  client = null;
+  window.fetch = realFetch;
+  vi.useRealTimers();
+});
+
+describe('client', () => {
+  it('reads the remote config with the key and environment, then records a pageview with ids', async () => {
+    const srv = server();
+    client = new Client({ key: KEY, endpoint: 'https://m.example/', environment: 'staging' });
+    await client.ready;
+    await client.flush();
+    expect(srv.configRequests).toEqual(['https://m.example/v1/sdk-config?key=svc_pub_test&env=staging']);
+    expect(srv.sent).toHaveLength(1);
+    const { url, body, headers } = srv.sent[0];
+    expect(url).toBe('https://m.example/v1/ingest');
+    expect(headers['content-type']).toMatch(/^text\/plain/);
+    expect(body).toMatchObject({ key: KEY, env: 'staging', url: `${location.origin}/shop` });
+    expect(body.sid).toMatch(/^[0-9a-f]{32}$/);
+    expect(body.vid).toMatch(/^[0-9a-f]{32}$/);
+    expect(body.events).toEqual([{ type: 'pageview', page: '/shop', ts: expect.any(Number), id: expect.stringMatching(/^[0-9a-f]{16}$/) }]);
+    expect(document.cookie).toBe('');
+  });
+
+  it('keeps the session across page loads and the visitor across sessions; a new session after 30 idle minutes', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const srv = server();
+    client = new Client({ key: KEY });
+    await client.flush();
+    client.shutdown();
+    client = new Client({ key: KEY });
+    await client.flush();
+    client.shutdown();
+    vi.advanceTimersByTime(30 * 60_000 + 1);
+    client = new Client({ key: KEY });
+    await client.flush();
+    const [a, b, c] = srv.sent.map((s) => s.body);
+    expect(b.sid).toBe(a.sid);
+    expect(c.sid).not.toBe(a.sid);
+    expect(new Set([a.vid, b.vid, c.vid]).size).toBe(1);
+  });
+
+  it('records SPA navigations as pageviews with the previous page; straight back is a u-turn', async () => {
+    const srv = server();
+    client = new Client({ key: KEY });
+    await client.ready;
+    history.pushState({}, '', '/shop/cart?coupon=x');
+    history.replaceState({}, '', '/shop/cart#top');
+    history.pushState({}, '', '/shop');
+    await client.flush();
+    expect(srv.events().map((e) => [e.type, e.page, e.referrer_page ?? e.signal_type])).toEqual([
+      ['pageview', '/shop', undefined], ['pageview', '/shop/cart', '/shop'], ['pageview', '/shop', '/shop/cart'],
+      ['signal', '/shop/cart', 'u_turn_navigation'],
+    ]);
+  });
+
+  it('routes real clicks to the detectors: a rage burst is one rage_click, with hx/hy/vx/vy; ignored elements give nothing', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    Object.assign(window, { innerWidth: 1000, innerHeight: 1000 });
+    const srv = server();
+    client = new Client({ key: KEY });
+    await client.ready;
+    const seen: string[] = [];
+    client.onFriction((s) => seen.push(`${s.type} ${s.element} ${s.label}`));
+    for (let i = 0; i < 4; i++) clickAt(document.getElementById('broken')!, 125, 130);
+    for (let i = 0; i < 4; i++) clickAt(document.getElementById('toggle')!, 5, 5);
+    vi.advanceTimersByTime(5000);
+    await client.flush();
+    expect(seen).toEqual(['rage_click #broken Buy']);
+    const signals = srv.events().filter((e) => e.type === 'signal');
+    expect(signals).toEqual([expect.objectContaining({
+      signal_type: 'rage_click', element: '#broken', label: 'Buy', page: '/shop', confidence: 1, count: 4,
+      hx: 250, hy: 750, vx: 125, vy: 130,
+    })]);
+  });
+
+  it('sends manual signals, tracked events and identify calls; manual signals are announced and redacted', async () => {
+    const srv = server();
+    client = new Client({ key: KEY });
+    await client.ready;
+    const seen: unknown[] = [];
+    client.onFriction((s) => seen.push(s));
+    client.signal('pricing_confusion', { element: '#broken', label: 'asked ann@example.com', confidence: 0.5 });
+    client.signal('Not A Type');
+    client.track('checkout_completed', { amount_cents: 9900 });
+    client.identify('user-42');
+    await client.flush();
+    expect(seen).toEqual([{ type: 'pricing_confusion', page: '/shop', element: '#broken', label: 'asked [redacted]', confidence: 0.5 }]);
+    expect(srv.events().slice(1).map(({ ts, id, ...rest }) => rest)).toEqual([
+      { type: 'signal', signal_type: 'pricing_confusion', element: '#broken', label: 'asked [redacted]', confidence: 0.5, page: '/shop' },
+      { type: 'track', name: 'checkout_completed', props: { amount_cents: 9900 }, page: '/shop' },
+      { type: 'identify', user_ref: 'user-42', page: '/shop' },
+    ]);
+  });
+
+  it('applies remote thresholds, switches and ignore selectors; local options win over remote ones', () => {
+    const remote = { signals: { rage_click: { clicks: 5, enabled: false }, dead_click: { wait_ms: 3000 } }, ignore_selectors: ['.stepper'], sample_rate: 0.5 };
+    const merged = resolveSettings({ key: KEY, signals: { rage_click: { enabled: true } }, ignoreSelectors: ['.carousel'] }, remote);
+    expect(merged.signals.rage_click).toMatchObject({ enabled: true, clicks: 5, window_ms: 2000 });
+    expect(merged.signals.dead_click.wait_ms).toBe(3000);
+    expect(merged.ignoreSelectors).toEqual(['.stepper', '.carousel']);
+    expect(merged.sampleRate).toBe(0.5);
+    expect(resolveSettings({ key: KEY, signals: { dead_click: { wait_ms: -1 } } }).signals.dead_click.wait_ms).toBe(2000);
+  });
+
+  it('a detector switched off in the remote config does not run', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const srv = server({ config: { signals: { rage_click: { enabled: false }, dead_click: { enabled: false } } } });
+    client = new Client({ key: KEY });
+    await client.ready;
+    for (let i = 0; i < 4; i++) clickAt(document.getElementById('broken')!, 125, 130);
+    vi.advanceTimersByTime(5000);
+    await client.flush();
+    expect(srv.events().filter((e) => e.type === 'signal')).toEqual([]);
+  });
+
+  it('retries with backoff on network errors, 429 and 5xx, keeping the same event ids', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const srv = server({ statuses: [0, 503, 429, 202] });
+    client = new Client({ key: KEY });
+    await client.ready;
+    client.track('plan_viewed', { plan: 'pro' });
+    await client.flush(); // network error: nothing recorded as sent
+    expect(srv.sent).toHaveLength(0);
+    for (let i = 0; i < 3; i++) {
+      await vi.advanceTimersByTimeAsync(6 * 60_000);
+    }
+    expect(srv.sent.map((s) => s.body.events.length)).toEqual([2, 2, 2]);
+    const ids = srv.sent.map((s) => s.body.events.map((e: { id: string }) => e.id).join());
+    expect(new Set(ids).size).toBe(1);
+    await vi.advanceTimersByTimeAsync(6 * 60_000);
+    expect(srv.sent).toHaveLength(3); // accepted on the third try: nothing more to send
+  });
+
+  it('drops a batch the server refuses as invalid and stops for good on a refused key', async () => {
+    const srv = server({ statuses: [400, 401] });
+    client = new Client({ key: KEY });
+    await client.flush();
+    client.track('a');
+    await client.flush();
+    client.track('b');
+    await client.flush();
+    expect(srv.sent.map((s) => s.body.events.map((e: { type: string }) => e.type))).toEqual([['pageview'], ['track']]);
+  });
+
+  it('sends what is left with sendBeacon when the page goes away, closing open bursts first', async () => {
+    const srv = server();
+    client = new Client({ key: KEY });
+    await client.flush();
+    for (let i = 0; i < 3; i++) clickAt(document.getElementById('broken')!, 125, 130);
+    window.dispatchEvent(new Event('pagehide'));
+    expect(beacons).toHaveLength(1);
+    expect(beacons[0].url).toBe(`${location.origin}/v1/ingest`);
+    expect(JSON.parse(beacons[0].body).events.map((e: { signal_type: string }) => e.signal_type)).toEqual(['rage_click']);
+    expect(srv.sent).toHaveLength(1);
+  });
+
+  it('bounds the queue in memory while the server is away', async () => {
+    const transport = new Transport({ url: 'https://m.example/v1/ingest', key: KEY, win: window, fetch: (async () => { throw new TypeError('offline'); }) as typeof fetch, maxQueue: 100 });
+    transport.open = true;
+    for (let i = 0; i < 250; i++) transport.push('a'.repeat(32), undefined, { type: 'track', ts: i, id: i.toString(16).padStart(16, '0'), page: '/', name: `e${i}` });
+    await transport.flush();
+    expect(transport.size).toBe(100);
+    transport.stop();
+  });
+});
+
+describe('consent, Do Not Track and sampling', () => {
+  it('sends nothing before consent when consent is required, then everything after', async () => {
+    const srv = server({ config: { privacy: { require_consent: true } } });
+    client = new Client({ key: KEY });
+    await client.flush();
+    expect(srv.sent).toHaveLength(0);
+    expect(localStorage.length).toBe(0);
+    client.setConsent(true);
+    await client.flush();
+    expect(srv.events().map((e) => e.type)).toEqual(['pageview']);
+  });
+
+  it('withdrawn consent drops what was queued instead of sending it', async () => {
+    const srv = server();
+    client = new Client({ key: KEY });
+    await client.ready;
+    client.track('before_withdrawal');
+    client.setConsent(false);
+    expect(beacons).toHaveLength(0);
+    await client.flush();
+    expect(srv.sent).toHaveLength(0);
+  });
+
+  it('a denied consent records nothing', async () => {
+    const srv = server();
+    client = new Client({ key: KEY, consent: 'required' });
+    client.setConsent(false);
+    await client.flush();
+    client.track('x');
+    await client.flush();
+    expect(srv.sent).toHaveLength(0);
+  });
+
+  it('honours Do Not Track when configured, and only then', async () => {
+    Object.defineProperty(navigator, 'doNotTrack', { value: '1', configurable: true });
+    try {
+      let srv = server();
+      client = new Client({ key: KEY, respectDoNotTrack: true });
+      await client.flush();
+      expect(srv.sent).toHaveLength(0);
+      client.shutdown();
+      srv = server({ config: { privacy: { respect_dnt: true } } });
+      client = new Client({ key: KEY });
+      await client.flush();
+      expect(srv.sent).toHaveLength(0);
+      client.shutdown();
+      srv = server();
+      client = new Client({ key: KEY });
+      await client.flush();
+      expect(srv.sent).toHaveLength(1);
+    } finally {
+      Object.defineProperty(navigator, 'doNotTrack', { value: null, configurable: true });
+    }
+  });
+
+  it('a sample rate of 0 records nothing; cookieless mode keeps no visitor id', async () => {
+    let srv = server();
+    client = new Client({ key: KEY, sampleRate: 0 });
+    await client.flush();
+    expect(srv.sent).toHaveLength(0);
+    client.shutdown();
+    localStorage.clear();
+    srv = server({ config: { privacy: { cookieless: true } } });
+    client = new Client({ key: KEY });
+    await client.flush();
+    expect(srv.sent[0].body.vid).toBeUndefined();
+    expect(srv.sent[0].body.sid).toMatch(/^[0-9a-f]{32}$/);
+    expect(localStorage.length).toBe(0);
+  });
+});

@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { rageClick, rageConfidence } from '../src/detectors/rage-click.ts';
+import { DEFAULT_SIGNALS } from '../src/config.ts';
+import { click, html, makeContext, place } from './helpers.ts';
+
+const S = DEFAULT_SIGNALS.rage_click;
+
+describe('rage_click', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    Object.assign(window, { innerWidth: 1000, innerHeight: 500 });
+    html('<button id="pay">Pay now</button><button id="other">Other</button>');
+    place(document.getElementById('pay')!, 100, 100, 200, 50);
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('fires at 3 clicks within 2000 ms, with the burst centroid, count and span', () => {
+    const { ctx, signals } = makeContext();
+    const d = rageClick(ctx, S);
+    const pay = document.getElementById('pay')!;
+    d.click!(click(pay, 150, 110));
+    vi.advanceTimersByTime(300);
+    d.click!(click(pay, 160, 120));
+    vi.advanceTimersByTime(300);
+    d.click!(click(pay, 170, 130));
+    expect(signals).toHaveLength(0); // emitted when the burst closes
+    vi.advanceTimersByTime(2000);
+    expect(signals).toHaveLength(1);
+    const s = signals[0];
+    expect(s).toMatchObject({ type: 'rage_click', el: pay, confidence: 1, count: 3, duration_ms: 600 });
+    // centroid (160, 120): (160-100)/200 = 300, (120-100)/50 = 400; viewport 160/1000, 120/500
+    expect([s.hx, s.hy, s.vx, s.vy]).toEqual([300, 400, 160, 240]);
+  });
+
+  it('does not fire at 2 clicks', () => {
+    const { ctx, signals } = makeContext();
+    const d = rageClick(ctx, S);
+    const pay = document.getElementById('pay')!;
+    d.click!(click(pay, 150, 110));
+    d.click!(click(pay, 150, 110));
+    vi.advanceTimersByTime(5000);
+    expect(signals).toHaveLength(0);
+  });
+
+  it('does not count a click after the window or far away on another element', () => {
+    const { ctx, signals } = makeContext();
+    const d = rageClick(ctx, S);
+    const pay = document.getElementById('pay')!;
+    const other = document.getElementById('other')!;
+    d.click!(click(pay, 150, 110));
+    d.click!(click(pay, 150, 110));
+    d.click!(click(other, 400, 300)); // 250+ px away, another element
+    vi.advanceTimersByTime(1999);
+    d.click!(click(pay, 150, 110));
+    vi.advanceTimersByTime(2001);
+    d.click!(click(pay, 150, 110)); // 2001 ms after the first: a new burst
+    vi.advanceTimersByTime(5000);
+    expect(signals).toHaveLength(0);
+  });
+
+  it('counts clicks within 30 px of the first on other elements', () => {
+    const { ctx, signals } = makeContext();
+    const d = rageClick(ctx, S);
+    const pay = document.getElementById('pay')!;
+    const other = document.getElementById('other')!;
+    d.click!(click(pay, 150, 110));
+    d.click!(click(other, 170, 130));
+    d.click!(click(other, 160, 95));
+    vi.advanceTimersByTime(2000);
+    expect(signals).toHaveLength(1);
+    expect(signals[0].el).toBe(pay);
+  });
+
+  it('honours configured thresholds', () => {
+    const { ctx, signals } = makeContext();
+    const d = rageClick(ctx, { ...S, clicks: 5 });
+    const pay = document.getElementById('pay')!;
+    for (let i = 0; i < 4; i++) d.click!(click(pay, 150, 110));
+    vi.advanceTimersByTime(2000);
+    expect(signals).toHaveLength(0);
+    for (let i = 0; i < 5; i++) d.click!(click(pay, 150, 110));
+    vi.advanceTimersByTime(2000);
+    expect(signals).toHaveLength(1);
+  });
+
+  it('closes an open burst when the page is left', () => {
+    const { ctx, signals } = makeContext();
+    const d = rageClick(ctx, S);
+    const pay = document.getElementById('pay')!;
+    for (let i = 0; i < 3; i++) d.click!(click(pay, 150, 110));
+    d.leave!();
+    expect(signals).toHaveLength(1);
+  });
+
+  it('confidence: 1 up to 1000 ms, 0.4 at 2000 ms, more clicks raise it', () => {
+    expect(rageConfidence(1000, 3, S)).toBe(1);
+    expect(rageConfidence(1500, 3, S)).toBe(0.7);
+    expect(rageConfidence(2000, 3, S)).toBe(0.4);
+    expect(rageConfidence(2000, 5, S)).toBe(0.6);
+    expect(rageConfidence(500, 9, S)).toBe(1);
+  });
+});

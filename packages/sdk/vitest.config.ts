@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    environment: 'happy-dom',
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
