@@ -30,11 +30,23 @@ async function migrationSchema(db: Kysely<any>): Promise<string | undefined> {
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const schema = await migrationSchema(db);
   const migrator = new Migrator({
     db, provider, migrationTableName: 'mallard_migrations', migrationLockTableName: 'mallard_migrations_lock',
-    migrationTableSchema: await migrationSchema(db),
+    migrationTableSchema: schema,
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // Kysely's migrator lists the tables of every schema in the database to find its own; another
+    // schema dropped during that listing fails it with 3F000. Nothing was applied (migrations run
+    // under a lock, in a transaction), so looking again is safe.
+    if (attempt < 5 && droppedElsewhere(error, schema)) continue;
+    throw error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+function droppedElsewhere(error: unknown, ownSchema: string | undefined): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === '3F000' && ownSchema !== undefined && !String(e.message).includes(`"${ownSchema}"`);
 }
