@@ -47,6 +47,8 @@ describe.each(DIALECTS)('ingest read routes on $name', ({ name, skip }) => {
         { type: 'signal', ts: t(60), page: '/checkout', signal_type: 'dead_click', element: 'button.pay', hx: 0, hy: 1000, vx: 0, vy: 0 },
         // Another page.
         { type: 'signal', ts: t(70), page: '/cart', signal_type: 'rage_click', element: 'button.pay', hx: 900, hy: 900, vx: 900, vy: 900 },
+        // A selector holding an email is stored redacted.
+        { type: 'signal', ts: t(80), page: '/account', signal_type: 'dead_click', element: 'a[href="mailto:ann@example.com"]', hx: 250, hy: 750 },
       ]);
       // Older than 30 days: outside the heatmap window; 29 days: inside.
       await sendImport(h, org, hex32(), [
@@ -63,6 +65,10 @@ describe.each(DIALECTS)('ingest read routes on $name', ({ name, skip }) => {
       expect(await el('a.terms')).toEqual({ page: '/checkout', selector: 'a.terms', count: 1, points: [{ rx: 0.4, ry: 0.6, signal: 'dead_click' }] });
       expect(await el('button.submit')).toEqual({ page: '/checkout', selector: 'button.submit', count: 1, points: [{ rx: 1, ry: 0, signal: 'disabled_element_attempt' }] });
       expect(await el('input#email')).toEqual({ page: '/checkout', selector: 'input#email', count: 0, points: [] });
+      // The selector parameter is cleaned like stored selectors, so the raw one still finds its points.
+      expect(await el('a[href="mailto:ann@example.com"]', '/account')).toEqual({
+        page: '/account', selector: 'a[href="mailto:[redacted]"]', count: 1, points: [{ rx: 0.25, ry: 0.75, signal: 'dead_click' }],
+      });
       // The page parameter is normalized like ingest.
       expect((await el('button.pay', '/cart/?tab=1')).points).toEqual([{ rx: 0.9, ry: 0.9, signal: 'rage_click' }]);
 

@@ -7,7 +7,7 @@ import { pageParam, QUERY_ACCESS } from '../../http/query.ts';
 import { resolveSite } from '../../http/sites.ts';
 import { HEATMAP_SIGNAL_TYPES } from '../../pipeline/weights.ts';
 import { DAY_MS } from '../../ingest/prepare.ts';
-import { SELECTOR_MAX } from '../../ingest/normalize.ts';
+import { cleanSelector, SELECTOR_MAX } from '../../ingest/normalize.ts';
 
 export const ELEMENT_HEATMAP_MAX = 300;
 export const PAGE_HEATMAP_MAX = 500;
@@ -34,13 +34,15 @@ export async function heatmapRoutes(app: App) {
   }, async (request) => {
     const site = await resolveSite(store, request.auth!, request.query.site_id);
     const page = await pageParam(store, site.id, request.query.page);
+    // Cleaned as ingest cleans stored selectors, so a selector that held personal data still matches.
+    const selector = cleanSelector(request.query.selector);
     const rows = await store.db.selectFrom('signals').select(['rx', 'ry', 'signal_type'])
-      .where('site_id', '=', site.id).where('page', '=', page).where('element', '=', request.query.selector)
+      .where('site_id', '=', site.id).where('page', '=', page).where('element', '=', selector)
       .where('signal_type', 'in', HEATMAP_SIGNAL_TYPES).where('rx', 'is not', null)
       .where('occurred_at', '>=', clock.now() - HEATMAP_WINDOW_MS)
       .orderBy('occurred_at', 'desc').orderBy('id', 'desc').limit(ELEMENT_HEATMAP_MAX).execute();
     const points = rows.map((r) => ({ rx: r.rx!, ry: r.ry!, signal: r.signal_type }));
-    return ok({ page, selector: request.query.selector, count: points.length, points });
+    return ok({ page, selector, count: points.length, points });
   });
 
   app.get('/query/page-heatmap', {
