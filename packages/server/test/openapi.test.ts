@@ -135,6 +135,16 @@ describe('OpenAPI document', () => {
 
     const csv = doc.paths['/v1/query/export/events.csv'].get;
     expect(Object.keys(csv.responses['200'].content!)).toEqual(['text/csv']);
+
+    // Errors a route raises on its own are listed under their status, not left to `default`.
+    expect(doc.paths['/v1/manage/integrations'].post.responses['409'].description).toContain('conflict');
+    expect(doc.paths['/v1/manage/members'].post.responses['409'].description).toContain('conflict');
+    expect(doc.paths['/v1/manage/members/{id}'].delete.responses['409'].description).toContain('conflict');
+    const ticket = doc.paths['/v1/manage/issues/{issue_id}/ticket'].post;
+    expect(ticket.responses['409'].description).toContain('conflict');
+    expect(ticket.responses['502'].description).toContain('upstream_error');
+    expect(doc.paths['/readyz'].get.responses['503'].description).toContain('unavailable');
+    expect(doc.paths['/sdk.js'].get.responses['503'].description).toContain('unavailable');
   });
 
   it('has one error envelope schema listing every code, with an example per code', () => {

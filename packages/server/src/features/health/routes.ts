@@ -12,7 +12,7 @@ export async function healthRoutes(app: App) {
 
   app.get('/healthz', { config: { access }, schema: { tags: ['health'], response: { 200: Status } } }, async () => ok({ status: 'ok' }));
 
-  app.get('/readyz', { config: { access }, schema: { tags: ['health'], response: { 200: Status } } }, async (request) => {
+  app.get('/readyz', { config: { access, docs: { errors: ['unavailable'] } }, schema: { tags: ['health'], response: { 200: Status } } }, async (request) => {
     try {
       await store.ping();
     } catch (err) {

@@ -79,7 +79,7 @@ export async function integrationRoutes(app: App) {
   });
 
   app.post('/manage/integrations', {
-    config: { access: write },
+    config: { access: write, docs: { errors: ['conflict'] } },
     schema: {
       tags: ['integrations'], summary: 'Connect Slack, PagerDuty, Linear or GitHub (one per provider per site)',
       body: Type.Object({

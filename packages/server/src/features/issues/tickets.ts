@@ -28,7 +28,7 @@ export async function ticketRoutes(app: App) {
   const { store, clock, secrets, targets, config } = app.services;
 
   app.post('/manage/issues/:issue_id/ticket', {
-    config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'member' } },
+    config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'member' }, docs: { errors: ['conflict', 'upstream_error'] } },
     schema: {
       tags: ['issues'], summary: 'Create a Linear or GitHub ticket for an issue',
       params: Type.Object({ issue_id: Type.String() }),

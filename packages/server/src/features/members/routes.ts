@@ -17,7 +17,7 @@ export async function memberRoutes(app: App) {
   }, async (request) => ok({ members: await listMembers(store, request.auth!) }));
 
   app.post('/manage/members', {
-    config: { access: { ...base, role: 'admin' } },
+    config: { access: { ...base, role: 'admin' }, docs: { errors: ['conflict'] } },
     schema: { tags: ['members'], summary: 'Add a member (creates an invitation for a new email)', body: CreateMemberBody, response: { 201: Envelope(CreatedMember) } },
   }, async (request, reply) => {
     reply.code(201);
@@ -25,12 +25,12 @@ export async function memberRoutes(app: App) {
   });
 
   app.patch('/manage/members/:id', {
-    config: { access: { ...base, role: 'admin' } },
+    config: { access: { ...base, role: 'admin' }, docs: { errors: ['conflict'] } },
     schema: { tags: ['members'], summary: 'Change a member\'s role', params: MemberParams, body: UpdateMemberBody, response: { 200: Envelope(MemberRecord) } },
   }, async (request) => ok(await changeRole(store, request.auth!, request.params.id, request.body.role, clock.now())));
 
   app.delete('/manage/members/:id', {
-    config: { access: { ...base, role: 'admin' } },
+    config: { access: { ...base, role: 'admin' }, docs: { errors: ['conflict'] } },
     schema: { tags: ['members'], summary: 'Remove a member', params: MemberParams, response: { 200: Envelope(Deleted) } },
   }, async (request) => {
     await removeMember(store, request.auth!, request.params.id, clock.now());

@@ -45,12 +45,12 @@ export async function sdkScriptRoutes(app: App) {
   };
 
   app.get('/sdk.js', {
-    config: { access },
+    config: { access, docs: { errors: ['unavailable'] } },
     schema: { tags: ['sdk'], summary: 'The SDK script-tag build, always current (cached 5 minutes)', response },
   }, async (request, reply) => send(request, reply, await current(), SHORT_CACHE));
 
   app.get('/sdk/:file', {
-    config: { access },
+    config: { access, docs: { errors: ['unavailable'] } },
     schema: {
       tags: ['sdk'], summary: 'One version of the SDK script-tag build, e.g. /sdk/0.1.0.js (immutable)',
       params: Type.Object({ file: Type.String({ maxLength: 64 }) }),
