@@ -8,6 +8,8 @@
 // beforeSignals / before signals per active user (the 7 days before resolution hold only
 // that traffic). Both dialects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { runCycle } from '../src/pipeline/cycle.ts';
 import { createHarness, type Harness } from './helpers/harness.ts';
 import { DIALECTS } from './helpers/services.ts';
 import {
@@ -178,6 +180,33 @@ for (const dialect of DIALECTS) {
       expect(event).toMatchObject({ type: 'issue.regressed', site_id: r.org.site_id, data: { id: r.id, status: 'regressed' } });
       // A person can take it from there (PATCH works from any state).
       expect((await ok(h, r.key, 'PATCH', `/v1/manage/issues/${r.id}`, { status: 'triaged' })).status).toBe('triaged');
+    });
+
+    it('a failure while regressing writes neither the record nor the status; the next cycle decides it once', async () => {
+      const r = await resolvedIssue(10, 10);
+      h.clock.set(r.S + 2 * HOUR + 25 * MIN);
+      await sendVisits(h, r.org, r.prefix, visits(11, 4, '/checkout', r.S + 2 * HOUR + 5 * MIN, PAY, 3));
+      // The outbox refuses writes, so the status change's transaction fails at its last step.
+      if (dialect.name === 'sqlite') {
+        await sql`CREATE TRIGGER fail_outbox BEFORE INSERT ON outbox BEGIN SELECT RAISE(ABORT, 'outbox down'); END`.execute(h.store.db);
+      } else {
+        await sql`CREATE FUNCTION fail_outbox() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'outbox down'; END $$ LANGUAGE plpgsql`.execute(h.store.db);
+        await sql`CREATE TRIGGER fail_outbox BEFORE INSERT ON outbox FOR EACH ROW EXECUTE FUNCTION fail_outbox()`.execute(h.store.db);
+      }
+      try {
+        await expect(runCycle(h.store.db, r.org.site_id, r.S + 2 * HOUR + 30 * MIN, { intervalMs: 15 * MIN, clock: h.clock })).rejects.toThrow(/outbox down/);
+      } finally {
+        await sql`DROP TRIGGER fail_outbox${sql.raw(dialect.name === 'sqlite' ? '' : ' ON outbox')}`.execute(h.store.db);
+        if (dialect.name !== 'sqlite') await sql`DROP FUNCTION fail_outbox()`.execute(h.store.db);
+        await h.store.db.deleteFrom('pipeline_claims').where('site_id', '=', r.org.site_id).execute();
+      }
+      expect(await status(r)).toBe('resolved');
+      expect((await detail(r)).verifications).toEqual([]);
+      h.clock.set(r.S + 2 * HOUR + 45 * MIN);
+      await cycle(h, r.org.site_id, r.S + 2 * HOUR + 45 * MIN);
+      expect(await status(r)).toBe('regressed');
+      expect((await detail(r)).verifications).toEqual([expect.objectContaining({ result: 'regressed', after_count: 3, active_users_after: 4 })]);
+      expect(await lifecycleEvents(r)).toEqual({ verified: 0, regressed: 1 });
     });
 
     it('no deploy within 24 hours: verified against the resolution itself; a verified issue whose friction returns regresses', async () => {

@@ -22,11 +22,23 @@ async function sessionsWithSignals(db: Kysely<Database>, issue: UxIssuesTable, f
   return Number(row.n);
 }
 
-async function setStatus(db: Kysely<Database>, issue: UxIssuesTable, status: 'verified' | 'regressed', message: string, cycleAt: number) {
-  await db.transaction().execute(async (trx) => {
-    await trx.updateTable('ux_issues').set({ status, status_changed_at: cycleAt, updated_at: cycleAt }).where('id', '=', issue.id).execute();
+/**
+ * Moves the issue to its verdict together with the verification record that decided it, in one
+ * transaction: a record written without the status change would never be looked at again.
+ * Only from the status the cycle read: a person who changed the issue meanwhile wins.
+ */
+async function setStatus(
+  db: Kysely<Database>, issue: UxIssuesTable, status: 'verified' | 'regressed', message: string, cycleAt: number,
+  writeRecord: (trx: Kysely<Database>) => Promise<unknown> = async () => {},
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const moved = await trx.updateTable('ux_issues').set({ status, status_changed_at: cycleAt, updated_at: cycleAt })
+      .where('id', '=', issue.id).where('status', '=', issue.status).executeTakeFirst();
+    await writeRecord(trx);
+    if (Number(moved.numUpdatedRows) === 0) return false;
     await trx.insertInto('issue_activity').values({ id: uuidv7(), issue_id: issue.id, actor: 'mallard', kind: 'status', message, from_status: issue.status, to_status: status, created_at: cycleAt }).execute();
     await queueEvent(trx, issue.site_id, status === 'verified' ? 'issue.verified' : 'issue.regressed', toIssueRecord({ ...issue, status, status_changed_at: cycleAt, updated_at: cycleAt }), cycleAt);
+    return true;
   });
 }
 
@@ -56,12 +68,12 @@ export async function verifyStep(db: Kysely<Database>, siteId: string, cycleAt: 
     const after = await issueRate(db, issue, issue.resolved_at, cycleAt);
     const sessions = await sessionsWithSignals(db, issue, issue.resolved_at, cycleAt);
     if (after.count === 0 || !isCluster(after.count, sessions) || after.rate < REGRESSED_AT_LEAST * before.rate) continue;
-    await db.insertInto('issue_verifications').values({
-      ...record, result: 'regressed', after_count: after.count, after_rate: after.rate, active_users_after: after.activeUsers, decided_at: cycleAt,
-    }).execute();
-    await setStatus(db, issue, 'regressed', `Regressed: ${after.rate.toFixed(3)} signals per user since the resolution, against ${before.rate.toFixed(3)} before`, cycleAt);
-    issue.status = 'regressed';
+    const decided = { ...record, result: 'regressed', after_count: after.count, after_rate: after.rate, active_users_after: after.activeUsers, decided_at: cycleAt };
+    const moved = await setStatus(db, issue, 'regressed', `Regressed: ${after.rate.toFixed(3)} signals per user since the resolution, against ${before.rate.toFixed(3)} before`, cycleAt,
+      (trx) => trx.insertInto('issue_verifications').values(decided).execute());
     result.decided++;
+    if (!moved) continue;
+    issue.status = 'regressed';
     result.regressed++;
   }
 
@@ -74,17 +86,21 @@ export async function verifyStep(db: Kysely<Database>, siteId: string, cycleAt: 
     const after = await issueRate(db, issue, record.started_at, cycleAt);
     const sessions = await sessionsWithSignals(db, issue, record.started_at, cycleAt);
     const decision = verdict({ beforeRate: record.before_rate, afterCount: after.count, afterSessions: sessions, afterUsers: after.activeUsers, elapsedMs: cycleAt - record.started_at });
-    await db.updateTable('issue_verifications').set({
+    const writeRecord = (trx: Kysely<Database>) => trx.updateTable('issue_verifications').set({
       after_count: after.count, after_rate: after.rate, active_users_after: after.activeUsers, result: decision,
       decided_at: decision === 'pending' ? null : cycleAt,
     }).where('id', '=', record.id).execute();
-    if (decision === 'pending') continue;
-    result.decided++;
     // Only resolved issues change status; records on open issues are for information.
-    if (issue.status !== 'resolved' || decision === 'inconclusive') continue;
-    await setStatus(db, issue, decision, decision === 'verified'
+    if (decision === 'pending' || decision === 'inconclusive' || issue.status !== 'resolved') {
+      await writeRecord(db);
+      if (decision !== 'pending') result.decided++;
+      continue;
+    }
+    result.decided++;
+    const moved = await setStatus(db, issue, decision, decision === 'verified'
       ? `Verified: ${after.rate.toFixed(3)} signals per user after, against ${record.before_rate.toFixed(3)} before`
-      : `Regressed: ${after.rate.toFixed(3)} signals per user after, against ${record.before_rate.toFixed(3)} before`, cycleAt);
+      : `Regressed: ${after.rate.toFixed(3)} signals per user after, against ${record.before_rate.toFixed(3)} before`, cycleAt, writeRecord);
+    if (!moved) continue;
     issue.status = decision;
     result[decision]++;
   }
@@ -98,7 +114,7 @@ export async function verifyStep(db: Kysely<Database>, siteId: string, cycleAt: 
     const sessions = await sessionsWithSignals(db, issue, cycleAt - CLUSTER_WINDOW_MS, cycleAt);
     const beforeRate = last?.before_rate ?? 0;
     if (isCluster(recent.count, sessions) && recent.rate >= REGRESSED_AT_LEAST * beforeRate) {
-      await setStatus(db, issue, 'regressed', `Regressed: friction is back (${recent.count} signals from ${sessions} sessions in 24 hours)`, cycleAt);
+      if (!(await setStatus(db, issue, 'regressed', `Regressed: friction is back (${recent.count} signals from ${sessions} sessions in 24 hours)`, cycleAt))) continue;
       issue.status = 'regressed';
       result.regressed++;
     }
