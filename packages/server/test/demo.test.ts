@@ -9,7 +9,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { serveWithDemo, type Served } from '../src/demo/serve.ts';
-import { CREDENTIALS_FILE, DEMO_EMAIL, startTrickle, type DemoCredentials } from '../src/demo/first-run.ts';
+import { CREDENTIALS_FILE, DEMO_EMAIL, prepareDemo, startTrickle, type DemoCredentials } from '../src/demo/first-run.ts';
+import { openStore } from '../src/store/db.ts';
+import { migrateToLatest } from '../src/store/migrate.ts';
 
 // A fixed "now", so the simulated traffic (seeded) and therefore the whole demo are the same on every run.
 const NOW = Date.UTC(2026, 10, 20, 15, 7, 0);
@@ -210,5 +212,22 @@ describe('first start with the demo (SQLite, empty data dir)', () => {
     expect(await counts()).toEqual(before);
     expect(before.orgs).toBe(1);
     await data('/v1/query/scores');
+  }, 60_000);
+
+  it('a credentials file left from another store is not reused: the empty store gets its own demo', async () => {
+    // Same data dir, another database (DATABASE_URL changed): the file names an org this store lacks.
+    const other = loadConfig({ DATABASE_URL: `sqlite:${join(config.dataDir, 'other.db')}`, PORT: '0', LOG_LEVEL: 'silent' });
+    expect(other.dataDir).toBe(config.dataDir);
+    const store = openStore(other.databaseUrl);
+    try {
+      await migrateToLatest(store.db);
+      const state = await prepareDemo(store, other, clock, { days: 1, sessionsPerDay: 20 });
+      expect(state.status).toBe('created');
+      const written = JSON.parse(readFileSync(join(config.dataDir, CREDENTIALS_FILE), 'utf8')) as DemoCredentials;
+      expect(written.org_id).not.toBe(creds.org_id);
+      expect((await store.db.selectFrom('orgs').select('id').execute()).map((o) => o.id)).toEqual([written.org_id]);
+    } finally {
+      await store.close();
+    }
   }, 60_000);
 });

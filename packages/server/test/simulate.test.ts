@@ -159,6 +159,8 @@ describe('mallard simulate', () => {
   it('refuses bad arguments with a one-line reason', async () => {
     await expect(lines({ ...base, days: '0' })).rejects.toThrow(/--days/);
     await expect(lines({ ...base, sessionsPerDay: 'many' })).rejects.toThrow(/--sessions-per-day/);
+    // The plan is held in memory: a run is bounded in sessions, not only per option.
+    await expect(lines({ ...base, days: '90', sessionsPerDay: '3000' })).rejects.toThrow(/at most 200000 sessions in one run, got 270000/);
     await expect(lines({ ...base, until: 'yesterday' })).rejects.toThrow(/--until/);
     await expect(lines({ ...base, ndjson: false })).rejects.toThrow(/--site .*--url/);
     await expect(lines({ ...base, ndjson: false, url: 'http://127.0.0.1:1' })).rejects.toThrow(/--key/);

@@ -65,7 +65,13 @@ function writeCredentials(path: string, credentials: DemoCredentials) {
 /** Creates the demo on the first start, or finds the one made before. */
 export async function prepareDemo(store: Store, config: Config, clock: Clock, options: DemoOptions = {}): Promise<DemoState> {
   const path = credentialsPath(config);
-  if (existsSync(path)) return { status: 'reused', path, credentials: readCredentials(path) };
+  if (existsSync(path)) {
+    const credentials = readCredentials(path);
+    // The file may be left from another store (DATABASE_URL changed, the data dir did not):
+    // only a demo org this store holds is reused; otherwise the file is replaced below.
+    const org = await store.db.selectFrom('orgs').select('id').where('id', '=', credentials.org_id).executeTakeFirst();
+    if (org) return { status: 'reused', path, credentials };
+  }
   const existing = await store.db.selectFrom('orgs').select('id').limit(1).executeTakeFirst();
   if (existing) return { status: 'skipped', reason: 'the store already has data' };
 

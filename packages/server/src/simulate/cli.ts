@@ -36,13 +36,18 @@ function quietOnClosedPipe() {
   });
 }
 
+/** Sessions one run may generate: the plan is held in memory (about 400 MB at this size). */
+export const MAX_SESSIONS = 200_000;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function runSimulate(opts: SimulateCliOptions, config: () => Config, clock: Clock, usage: (message: string) => Error, out: (line: string) => void = console.log) {
   const days = Number(opts.days);
   if (!/^\d+(\.\d+)?$/.test(opts.days) || !(days > 0) || days > 90) throw usage(`--days must be a number above 0 and at most 90, got "${opts.days}"`);
   const sessionsPerDay = Number(opts.sessionsPerDay);
-  if (!/^\d+$/.test(opts.sessionsPerDay) || sessionsPerDay < 1 || sessionsPerDay > 1_000_000) throw usage(`--sessions-per-day must be a whole number from 1 to 1000000, got "${opts.sessionsPerDay}"`);
+  if (!/^\d+$/.test(opts.sessionsPerDay) || sessionsPerDay < 1 || sessionsPerDay > MAX_SESSIONS) throw usage(`--sessions-per-day must be a whole number from 1 to ${MAX_SESSIONS}, got "${opts.sessionsPerDay}"`);
+  // The whole plan is generated before it is sent (about 2 KB a session): bound it.
+  if (days * sessionsPerDay > MAX_SESSIONS) throw usage(`--days x --sessions-per-day must be at most ${MAX_SESSIONS} sessions in one run, got ${Math.round(days * sessionsPerDay)}; run it in parts with --until`);
   let end = clock.now();
   if (opts.until !== undefined) {
     end = Date.parse(opts.until);
