@@ -92,6 +92,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.setValidatorCompiler(validators());
   // Writes take JSON only; ingest adds its own text/plain parser in its own scope.
   app.removeContentTypeParser('text/plain');
+  // An empty JSON body is no body: a route that takes none (DELETE, logout) accepts it from
+  // clients that send the header on every request, and the others answer `empty_body` below.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text === '') return done(null, undefined);
+    return parseJson(request, text, done);
+  });
 
   const routes = collectRoutes(app);
   app.decorate('routeTable', routes);

@@ -58,6 +58,37 @@ describe.each(DIALECTS)('HTTP core on $name', ({ name, skip }) => {
     expect(emptyJson.json().error.code).toBe('empty_body');
   });
 
+  it.skipIf(skip)('a route that takes no body accepts an empty JSON one (clients that always send the header)', async () => {
+    const jwt = await h.login(org.email, org.password);
+    const rule = await h.app.inject({ method: 'POST', url: '/v1/manage/alert-rules', headers: bearer(org.keys.secret), payload: { name: 'r', trigger_type: 'spike', threshold: 10, channels: ['mcp'] } });
+    expect(rule.statusCode).toBe(201);
+    const del = await h.app.inject({ method: 'DELETE', url: `/v1/manage/alert-rules/${rule.json().data.id}`, headers: { ...bearer(org.keys.secret), ...json }, payload: '' });
+    expect(del.statusCode).toBe(200);
+    expect(del.json().data).toEqual({ id: rule.json().data.id, deleted: true });
+    const logout = await h.app.inject({ method: 'POST', url: '/v1/auth/logout', headers: { ...bearer(jwt), ...json }, payload: '' });
+    expect(logout.statusCode).toBe(200);
+    // Whitespace is not an empty body: it is not JSON.
+    const blank = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: { ...bearer(org.keys.secret), ...json }, payload: '  ' });
+    expect(blank.json().error.code).toBe('invalid_json');
+  });
+
+  it.skipIf(skip)('a user token names the site of a deploy or an annotation in the query string or the body', async () => {
+    const jwt = await h.login(org.email, org.password);
+    for (const path of ['/v1/manage/deploys', '/v1/manage/annotations']) {
+      const payload = path.endsWith('deploys') ? { version: 'q1' } : { message: 'from the query' };
+      const missing = await h.app.inject({ method: 'POST', url: path, headers: bearer(jwt), payload });
+      expect(missing.json().error.code, path).toBe('missing_site_id');
+      const byQuery = await h.app.inject({ method: 'POST', url: `${path}?site_id=${org.site_id}`, headers: bearer(jwt), payload });
+      expect(byQuery.statusCode, path).toBe(201);
+      expect(byQuery.json().data.site_id).toBe(org.site_id);
+      const byBody = await h.app.inject({ method: 'POST', url: path, headers: bearer(jwt), payload: { ...payload, site_id: org.site_id } });
+      expect(byBody.statusCode, path).toBe(201);
+      const other = await h.org('Elsewhere');
+      const foreign = await h.app.inject({ method: 'POST', url: `${path}?site_id=${other.site_id}`, headers: bearer(jwt), payload });
+      expect(foreign.statusCode, path).toBe(404);
+    }
+  });
+
   it.skipIf(skip)('truncated JSON is 400 invalid_json', async () => {
     const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: { ...bearer(org.keys.secret), ...json }, payload: '{"name": "x' });
     expect(res.statusCode).toBe(400);

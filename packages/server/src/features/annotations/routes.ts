@@ -9,7 +9,7 @@ import { actorOf } from '../../http/access.ts';
 import { invalidInput } from '../../http/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { pageParam } from '../../http/query.ts';
-import { IsoTime, Nullable, Uuid } from '../../http/schemas.ts';
+import { IsoTime, Nullable, SiteIdQuery, Uuid } from '../../http/schemas.ts';
 import { resolveSite } from '../../http/sites.ts';
 
 export const AnnotationRecord = Type.Object({
@@ -30,10 +30,11 @@ export async function annotationRoutes(app: App) {
 
   app.post('/manage/annotations', {
     config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'member' } },
-    schema: { tags: ['annotations'], summary: 'Add an annotation', body: CreateAnnotationBody, response: { 201: Envelope(AnnotationRecord) } },
+    schema: { tags: ['annotations'], summary: 'Add an annotation', querystring: SiteIdQuery, body: CreateAnnotationBody, response: { 201: Envelope(AnnotationRecord) } },
   }, async (request, reply) => {
     const auth = request.auth!;
-    const site = await resolveSite(store, auth, request.body.site_id);
+    // The site from the body or, as on the other /manage routes, the query string.
+    const site = await resolveSite(store, auth, request.body.site_id ?? request.query.site_id);
     const message = request.body.message.trim();
     if (!message) throw invalidInput('message', 'must not be blank');
     const page = request.body.page === undefined ? null : await pageParam(store, site.id, request.body.page);

@@ -4,6 +4,7 @@ import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { resolveSite } from '../../http/sites.ts';
 import { CreateDeployBody, DeployRecord, ListDeploysQuery, RelatedIssue } from './schemas.ts';
+import { SiteIdQuery } from '../../http/schemas.ts';
 import { getDeploy, listDeploys, recordDeploy } from './service.ts';
 
 export async function deployRoutes(app: App) {
@@ -11,10 +12,11 @@ export async function deployRoutes(app: App) {
 
   app.post('/manage/deploys', {
     config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'member' } },
-    schema: { tags: ['deploys'], summary: 'Record a deploy (from CI); captures the site\'s score before it', body: CreateDeployBody, response: { 201: Envelope(DeployRecord) } },
+    schema: { tags: ['deploys'], summary: 'Record a deploy (from CI); captures the site\'s score before it', querystring: SiteIdQuery, body: CreateDeployBody, response: { 201: Envelope(DeployRecord) } },
   }, async (request, reply) => {
     reply.code(201);
-    return ok(await recordDeploy(store, request.auth!, request.body, clock.now()));
+    // The site from the body or, as on the other /manage routes, the query string.
+    return ok(await recordDeploy(store, request.auth!, { ...request.body, site_id: request.body.site_id ?? request.query.site_id }, clock.now()));
   });
 
   app.get('/query/deploys', {
