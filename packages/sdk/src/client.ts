@@ -2,7 +2,7 @@
 // Track, consent), runs the detectors, records pageviews (full loads and SPA routes) and
 // hands events to the transport.
 import { resolveSettings, type InitOptions, type RemoteConfig, type Settings } from './config.ts';
-import { clickTarget, disabledControl, isIgnored, labelOf, listen } from './dom.ts';
+import { clickTarget, disabledControl, EDITABLE, isField, isIgnored, labelOf, listen } from './dom.ts';
 import { Identity, randomHex, storage, type KeyValue } from './identity.ts';
 import { cleanText } from './redact.ts';
 import { selectorOf } from './selector.ts';
@@ -36,7 +36,7 @@ export class Client {
   #listeners = new Set<FrictionListener>();
   #cleanups: (() => void)[] = [];
   #page = '';
-  #state: 'loading' | 'waiting' | 'running' | 'off' = 'loading';
+  #state: 'loading' | 'waiting' | 'running' | 'off' | 'done' = 'loading';
   #consent: boolean | null;
   #remote: RemoteConfig = {};
   readonly endpoint: string;
@@ -72,9 +72,9 @@ export class Client {
         // Unreachable server: record with the page's own options; delivery retries later.
       }
     }
-    if (this.#state === 'off') return;
     this.#settings = resolveSettings(this.#options, this.#remote);
-    this.#decide();
+    // Not when consent was withdrawn meanwhile (or the client shut down).
+    if (this.#state === 'loading') this.#decide();
   }
 
   #decide() {
@@ -102,16 +102,16 @@ export class Client {
     this.#state = 'off';
     this.#transport.clear();
     this.#stopDetectors();
+    this.#cleanups.forEach((cleanup) => cleanup());
+    this.#cleanups = [];
   }
 
   setConsent(granted: boolean) {
     this.#consent = granted;
-    if (!granted) {
-      // Withdrawn consent: what is queued is dropped, not sent.
-      this.#off();
-      return this.shutdown();
-    }
-    if (this.#state === 'waiting') this.#decide();
+    // Withdrawn consent: recording stops and what is queued is dropped, not sent. Given (again):
+    // recording starts (afresh) once the remote config was read.
+    if (!granted) this.#off();
+    else void this.ready.then(() => { if (this.#state === 'waiting' || this.#state === 'off') this.#decide(); });
   }
 
   #context(): Context {
@@ -163,13 +163,17 @@ export class Client {
     const onClick = (e: MouseEvent) => {
       const target = e.target;
       // detail 0: a click from the keyboard or a script, with no position.
-      if (!(target instanceof Element) || e.button !== 0 || e.detail === 0) return;
-      if (disabledControl(target) || ctx.ignored(target)) return;
+      if (!(target instanceof Element) || e.button || !e.detail) return;
+      if (disabledControl(target, e.clientX, e.clientY) || ctx.ignored(target)) return;
       const { el, interactive, looks } = clickTarget(target, this.#win);
       const link = el.closest('a');
-      const excluded = e.ctrlKey || e.metaKey || e.shiftKey || e.altKey
-        || !!(link && (link.hasAttribute('download') || (link.target && link.target !== '_self')))
-        || !!this.#win.getSelection?.()?.toString();
+      const selection = this.#win.getSelection?.();
+      // Selecting text (a double or triple click on it) and clicks in editable text are no
+      // frustration; a selection elsewhere on the page does not hide one.
+      const excluded = !!(e.ctrlKey || e.metaKey || e.shiftKey || e.altKey
+        || (link && (link.hasAttribute('download') || (link.target && link.target !== '_self')))
+        || (selection?.toString() && (isField(target) || selection.getRangeAt(0).intersectsNode(target)))
+        || target.closest(EDITABLE));
       const click: Click = { t: Date.now(), el, x: e.clientX, y: e.clientY, interactive, looks, excluded };
       for (const d of this.#detectors) d.click?.(click);
     };
@@ -280,9 +284,8 @@ export class Client {
     for (const d of this.#detectors) d.leave?.();
     this.#transport.exit();
     this.#off();
+    this.#state = 'done';
     this.#transport.stop();
-    this.#cleanups.forEach((cleanup) => cleanup());
-    this.#cleanups = [];
     this.#listeners.clear();
   }
 }

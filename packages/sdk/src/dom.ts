@@ -1,6 +1,6 @@
 // What the detectors ask of an element: is it ignored, disabled, interactive, a form field;
 // its label; where a click fell on it. Nothing here reads a form value.
-import { cleanText } from './redact.ts';
+import { cleanText, LABEL_MAX } from './redact.ts';
 
 export const IGNORE_ATTRIBUTE = 'data-mallard-ignore';
 export const IGNORE_CLASS = 'mallard-ignore';
@@ -16,14 +16,22 @@ const INTERACTIVE = 'a[href],button,summary,select,[role=button],[role=link],[ro
 const CONTROL = 'button,input,select,textarea,[role=button],[role=link],[role=menuitem],[role=tab],a[href]';
 const TEXT_INPUT = /^(?:text|email|search|tel|url|password|number|date|datetime-local|month|week|time)$/;
 
-/** The control a press on `target` is meant for, when it is disabled, aria-disabled or inert. */
-export function disabledControl(target: Element): Element | null {
+/**
+ * The control a press on `target` at (x, y) is meant for, when it is disabled, aria-disabled
+ * or inert. Browsers do not hit-test inert elements: a press on one goes to an ancestor, so
+ * inert controls inside the target are matched by their box.
+ */
+export function disabledControl(target: Element, x: number, y: number): Element | null | undefined {
   const inert = target.closest('[inert]');
   if (inert) return target.closest(CONTROL) ?? inert;
   const aria = target.closest('[aria-disabled="true"]');
   if (aria) return aria;
   const control = target.closest('button,input,select,textarea');
-  return control && (control.matches(':disabled') || control.closest('fieldset[disabled]')) ? control : null;
+  return control && (control.matches(':disabled') || control.closest('fieldset[disabled]')) ? control
+    : [...target.querySelectorAll('[inert],[inert] *')].find((el) => {
+      const r = el.matches(CONTROL) && el.getBoundingClientRect();
+      return r && x >= r.left && x < r.right && y >= r.top && y < r.bottom;
+    });
 }
 
 /** The element a click acts on and whether it truly is interactive (1) or only looks it (0.6). */
@@ -49,18 +57,30 @@ export function isEmpty(field: HTMLInputElement | HTMLTextAreaElement | HTMLSele
   return field.value === '';
 }
 
-/** aria-label, labelled-by text, a field's label, visible text, title or alt: redacted, 80 characters. */
+export const EDITABLE = '[contenteditable]';
+
+/** Visible text (no script, style or hidden text), never an editable region's; '' for a container. */
+function textOf(el: Element | null | undefined): string {
+  const text = el && !el.closest(EDITABLE) && !el.querySelector(EDITABLE) ? (el as HTMLElement).innerText ?? '' : '';
+  return text.length > 2 * LABEL_MAX ? '' : text;
+}
+
+/**
+ * aria-label, labelled-by text, a field's label or placeholder, a button input's caption, a
+ * control's short visible text, title or alt: redacted, 80 characters. Never a field's value,
+ * typed (contenteditable) text, or the text of the page or a large container.
+ */
 export function labelOf(el: Element): string {
   const doc = el.ownerDocument;
   const ids = el.getAttribute('aria-labelledby');
   const labelledBy = ids ? ids.split(/\s+/).map((id) => doc.getElementById(id)?.textContent ?? '').join(' ') : '';
+  const tag = el.tagName;
   let own = '';
-  if (isField(el)) {
-    own = (el as HTMLInputElement).labels?.[0]?.textContent || el.getAttribute('placeholder') || '';
-  } else if (el.tagName === 'INPUT') {
-    own = (el as HTMLInputElement).value; // a button-like input's caption
-  } else if (el.tagName !== 'FORM') { // a form's text is all its fields' labels: not a label
-    own = el.textContent ?? '';
+  if (/^(?:INPUT|SELECT|TEXTAREA)$/.test(tag)) {
+    own = /^(?:button|submit|reset)$/.test((el as HTMLInputElement).type) ? (el as HTMLInputElement).value
+      : textOf((el as HTMLInputElement).labels?.[0]) || (el as HTMLInputElement).placeholder;
+  } else if (!/^(?:FORM|BODY|HTML)$/.test(tag)) { // a form's text is all its fields' labels: not a label
+    own = textOf(el);
   }
   for (const text of [el.getAttribute('aria-label'), labelledBy, own, el.getAttribute('title'), el.getAttribute('alt')]) {
     const clean = cleanText(text);

@@ -1,7 +1,10 @@
 // The script-tag build: window.Mallard, started by the tag's own data attributes.
 //   <script async src="https://mallard.example/sdk.js" data-key="svc_pub_..."></script>
 // Events go to the origin the script came from unless data-endpoint says otherwise.
-import * as Mallard from './index.ts';
+import { DEFAULT_SIGNALS, flush, identify, init, onFriction, setConsent, shutdown, signal, track, VERSION } from './index.ts';
+
+// A plain object (not the module namespace, whose getters cost bytes).
+const Mallard = { init, track, identify, signal, onFriction, setConsent, flush, shutdown, VERSION, DEFAULT_SIGNALS };
 
 declare global {
   interface Window { Mallard?: typeof Mallard }

@@ -33,14 +33,14 @@ function ownPart(el: Element): { part: string; anchored: boolean } {
     const value = el.getAttribute(attribute);
     if (value && value.length <= 64 && redact(value) === value) return { part: `[${attribute}="${escape(value)}"]`, anchored: true };
   }
-  const classes = Array.from(el.classList).filter(isStable).slice(0, 2);
+  const classes = [...el.classList].filter(isStable).slice(0, 2);
   return { part: el.tagName.toLowerCase() + classes.map((c) => `.${c}`).join(''), anchored: false };
 }
 
 function nthOfType(el: Element): string {
   const parent = el.parentElement;
   if (!parent) return '';
-  const same = Array.from(parent.children).filter((c) => c.tagName === el.tagName);
+  const same = [...parent.children].filter((c) => c.tagName === el.tagName);
   return same.length > 1 ? `:nth-of-type(${same.indexOf(el) + 1})` : '';
 }
 

@@ -136,7 +136,7 @@ export class Transport {
     if (!this.open || this.#refused) return;
     for (let batch = this.#take(); batch; batch = this.#take()) {
       const nav = this.#o.win.navigator;
-      const beaconed = typeof nav.sendBeacon === 'function' && nav.sendBeacon(this.#o.url, batch.body);
+      const beaconed = nav.sendBeacon?.(this.#o.url, batch.body);
       if (!beaconed) {
         this.#o.fetch.call(this.#o.win, this.#o.url, {
           method: 'POST', body: batch.body, keepalive: true, credentials: 'omit', headers: { 'content-type': 'text/plain;charset=UTF-8' },

@@ -123,6 +123,44 @@ describe('client', () => {
     })]);
   });
 
+  it('selecting text (triple-click) or clicking in editable text is no rage click; a selection elsewhere does not stop one', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    html('<p id="para">A paragraph the user selects</p><div id="editor" contenteditable="true"><p id="line">draft</p></div><button id="broken">Buy</button>');
+    const srv = server();
+    client = new Client({ key: KEY });
+    await client.ready;
+    const para = document.getElementById('para')!;
+    clickAt(para, 10, 10);
+    getSelection()!.selectAllChildren(para); // what the second and third clicks of a triple-click do
+    clickAt(para, 10, 10);
+    clickAt(para, 10, 10);
+    vi.advanceTimersByTime(5000);
+    for (let i = 0; i < 3; i++) clickAt(document.getElementById('line')!, 10, 60);
+    vi.advanceTimersByTime(5000);
+    for (let i = 0; i < 3; i++) clickAt(document.getElementById('broken')!, 10, 90); // para stays selected
+    vi.advanceTimersByTime(5000);
+    await client.flush();
+    expect(srv.events().filter((e) => e.type === 'signal').map((e) => `${e.signal_type} ${e.element}`)).toEqual(['rage_click #broken']);
+    getSelection()!.removeAllRanges();
+  });
+
+  it('a press on an inert control (targeted at its ancestor) feeds no rage or dead click', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    html('<main id="main"><div inert><button id="send" onclick="1">Send</button></div></main>');
+    place(document.getElementById('send')!, 100, 100, 80, 30);
+    const srv = server();
+    client = new Client({ key: KEY });
+    await client.ready;
+    const main = document.getElementById('main')!;
+    for (let i = 0; i < 3; i++) {
+      main.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, button: 0, clientX: 120, clientY: 110 }));
+      clickAt(main, 120, 110);
+    }
+    vi.advanceTimersByTime(5000);
+    await client.flush();
+    expect(srv.events().filter((e) => e.type === 'signal').map((e) => `${e.signal_type} ${e.element}`)).toEqual(['disabled_element_attempt #send']);
+  });
+
   it('sends manual signals, tracked events and identify calls; manual signals are announced and redacted', async () => {
     const srv = server();
     client = new Client({ key: KEY });
@@ -235,6 +273,40 @@ describe('consent, Do Not Track and sampling', () => {
     expect(beacons).toHaveLength(0);
     await client.flush();
     expect(srv.sent).toHaveLength(0);
+  });
+
+  it('consent given again after a withdrawal resumes recording, without what happened in between', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const srv = server();
+    client = new Client({ key: KEY });
+    await client.ready;
+    const seen: string[] = [];
+    client.onFriction((s) => seen.push(s.type));
+    client.setConsent(false);
+    client.track('while_withdrawn');
+    for (let i = 0; i < 3; i++) clickAt(document.getElementById('broken')!, 125, 130);
+    vi.advanceTimersByTime(5000);
+    client.setConsent(true);
+    await client.ready;
+    client.track('after');
+    for (let i = 0; i < 3; i++) clickAt(document.getElementById('broken')!, 125, 130);
+    vi.advanceTimersByTime(5000);
+    await client.flush();
+    expect(srv.events().map((e) => e.name ?? e.signal_type ?? e.type)).toEqual(['pageview', 'after', 'rage_click']);
+    expect(seen).toEqual(['rage_click']);
+  });
+
+  it('consent withdrawn and given again before the config is read starts once', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const srv = server();
+    client = new Client({ key: KEY, consent: 'required' });
+    client.setConsent(false);
+    client.setConsent(true);
+    await client.ready;
+    for (let i = 0; i < 3; i++) clickAt(document.getElementById('broken')!, 125, 130);
+    vi.advanceTimersByTime(5000);
+    await client.flush();
+    expect(srv.events().map((e) => e.signal_type ?? e.type)).toEqual(['pageview', 'rage_click']);
   });
 
   it('a denied consent records nothing', async () => {

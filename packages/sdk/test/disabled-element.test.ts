@@ -43,6 +43,25 @@ describe('disabled_element_attempt', () => {
     d.stop();
   });
 
+  it('finds an inert control under the pointer when the browser targets its ancestor', () => {
+    // Browsers do not hit-test inert elements: the press goes to the nearest ancestor under it.
+    html(`<section id="wrap"><form inert><button id="send">Send</button></form><p id="text">Hello</p></section>
+      <div id="overlay"></div>`);
+    place(document.getElementById('send')!, 100, 100, 80, 30);
+    const { ctx, signals } = makeContext();
+    const d = disabledElementAttempt(ctx, S);
+    const wrap = document.getElementById('wrap')!;
+    press(wrap, 300, 300); // nowhere near the control
+    press(document.getElementById('overlay')!, 120, 110); // something else drawn over it
+    press(document.getElementById('text')!, 120, 110);
+    expect(signals).toHaveLength(0);
+    press(wrap, 120, 110);
+    press(wrap, 140, 115);
+    expect(signals).toHaveLength(1);
+    expect(signals[0]).toMatchObject({ type: 'disabled_element_attempt', el: document.getElementById('send'), count: 2, hx: 375, hy: 417 });
+    d.stop();
+  });
+
   it('covers aria-disabled and inert controls, never enabled or ignored ones', () => {
     const { ctx, signals } = makeContext();
     const d = disabledElementAttempt(ctx, S);

@@ -89,6 +89,31 @@ describe('redaction and labels', () => {
     expect(labelOf($('#g'))).toBe('');
     expect(labelOf($('#h'))).toBe('Newsletter');
   });
+
+  it('never labels with typed text, page text, script source, hidden text or a non-button input value', () => {
+    html(`<div id="ce" contenteditable="true">my secret draft</div><div contenteditable><p id="cep">typed note</p></div>
+      <div id="card" role="button">Open<script>var token = "s3cret"</script><style>.x { color: red }</style><span style="display:none">internal</span></div>
+      <div id="big" style="cursor: pointer">${'Private article text about the customer. '.repeat(5)}</div>
+      <div id="holder" onclick="1">Reply <span contenteditable>typed reply</span></div>
+      <input id="range" type="range" value="37"><input id="file" type="file"><input id="check" type="checkbox" value="newsletter-yes">
+      <label for="vol">Volume</label><input id="vol" type="range" value="5">
+      <input id="go" type="button" value="Go"><input id="clear" type="reset" value="Clear"><input id="pic" type="image" alt="Search">`);
+    Object.defineProperty($('#file'), 'value', { value: 'C:\\fakepath\\passport.pdf' });
+    expect(labelOf(document.body)).toBe('');
+    expect(labelOf(document.documentElement)).toBe('');
+    expect(labelOf($('#ce'))).toBe('');
+    expect(labelOf($('#cep'))).toBe('');
+    expect(labelOf($('#holder'))).toBe('');
+    expect(labelOf($('#card'))).toBe('Open');
+    expect(labelOf($('#big'))).toBe('');
+    expect(labelOf($('#range'))).toBe('');
+    expect(labelOf($('#file'))).toBe('');
+    expect(labelOf($('#check'))).toBe('');
+    expect(labelOf($('#vol'))).toBe('Volume');
+    expect(labelOf($('#go'))).toBe('Go');
+    expect(labelOf($('#clear'))).toBe('Clear');
+    expect(labelOf($('#pic'))).toBe('Search');
+  });
 });
 
 describe('ignore rules, disabled and interactive elements, positions', () => {
@@ -105,10 +130,10 @@ describe('ignore rules, disabled and interactive elements, positions', () => {
   it('finds the disabled control a press was meant for', () => {
     html(`<button id="a" disabled><b id="inner">x</b></button><fieldset disabled><input id="b"></fieldset>
       <div role="button" aria-disabled="true" id="c">c</div><button id="d">d</button>`);
-    expect(disabledControl($('#inner'))).toBe($('#a'));
-    expect(disabledControl($('#b'))).toBe($('#b'));
-    expect(disabledControl($('#c'))).toBe($('#c'));
-    expect(disabledControl($('#d'))).toBeNull();
+    expect(disabledControl($('#inner'), 0, 0)).toBe($('#a'));
+    expect(disabledControl($('#b'), 0, 0)).toBe($('#b'));
+    expect(disabledControl($('#c'), 0, 0)).toBe($('#c'));
+    expect(disabledControl($('#d'), 0, 0)).toBeFalsy();
   });
 
   it('resolves the interactive element of a click, or whether it only looks clickable', () => {

@@ -81,6 +81,42 @@ describe('error_encounter', () => {
     expect(window.fetch).toBe(stub); // stop() puts back what was there before
   });
 
+  it('ignores aborted requests (fetch and XHR), still reports network errors', async () => {
+    window.fetch = (async (input: RequestInfo | URL) => {
+      if (String(input).includes('abort')) throw new DOMException('The user aborted a request.', 'AbortError');
+      throw new TypeError('Failed to fetch');
+    }) as typeof fetch;
+    const realSend = XMLHttpRequest.prototype.send;
+    XMLHttpRequest.prototype.send = function () { /* the test dispatches the outcome */ };
+    const { ctx, signals } = makeContext();
+    const d = errorEncounter(ctx, S, 'https://mallard.example');
+    try {
+      act('pay');
+      await window.fetch('/api/abort').catch(() => undefined);
+      const xhr = new XMLHttpRequest();
+      xhr.open('GET', '/api/search');
+      xhr.send();
+      xhr.dispatchEvent(new ProgressEvent('abort'));
+      xhr.dispatchEvent(new ProgressEvent('loadend'));
+      await flushMicrotasks();
+      expect(signals).toHaveLength(0);
+      await window.fetch('/api/save').catch(() => undefined);
+      await flushMicrotasks();
+      expect(signals.map((s) => s.label)).toEqual(['Network error']);
+      ctx.session.set('errors', []); // each message is reported once per session: start afresh
+      act('pay');
+      const failing = new XMLHttpRequest();
+      failing.open('GET', '/api/other');
+      failing.send();
+      failing.dispatchEvent(new ProgressEvent('error'));
+      failing.dispatchEvent(new ProgressEvent('loadend'));
+      expect(signals.map((s) => s.label)).toEqual(['Network error', 'Network error']);
+    } finally {
+      d.stop();
+      XMLHttpRequest.prototype.send = realSend;
+    }
+  });
+
   it('stops at max_per_session', () => {
     const { ctx, signals } = makeContext();
     const d = errorEncounter(ctx, { ...S, max_per_session: 2 }, 'https://mallard.example');

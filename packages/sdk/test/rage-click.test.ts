@@ -32,6 +32,17 @@ describe('rage_click', () => {
     expect([s.hx, s.hy, s.vx, s.vy]).toEqual([300, 400, 160, 240]);
   });
 
+  it('does not count excluded clicks (text selection, editable text, modifier keys)', () => {
+    const { ctx, signals } = makeContext();
+    const d = rageClick(ctx, S);
+    const pay = document.getElementById('pay')!;
+    d.click!(click(pay, 150, 110));
+    d.click!(click(pay, 150, 110, { excluded: true }));
+    d.click!(click(pay, 150, 110, { excluded: true }));
+    vi.advanceTimersByTime(5000);
+    expect(signals).toHaveLength(0);
+  });
+
   it('does not fire at 2 clicks', () => {
     const { ctx, signals } = makeContext();
     const d = rageClick(ctx, S);

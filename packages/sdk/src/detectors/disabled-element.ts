@@ -1,6 +1,7 @@
 // disabled_element_attempt: >= `presses` presses within `window_ms` on a control that is
 // disabled, aria-disabled or inert. Browsers send no click to a disabled control, so presses
-// are read from pointerdown, hit-testing under the pointer when the target is not the control.
+// are read from pointerdown, hit-testing under the pointer when the target is not the control
+// (and matching inert controls by their box: browsers send their presses to an ancestor).
 import { disabledControl, listen, pointOf, type Point } from '../dom.ts';
 import type { Context, Detector, Settings } from './types.ts';
 
@@ -9,14 +10,14 @@ export function disabledElementAttempt(ctx: Context, s: Settings): Detector {
   let control: Element | null = null;
   let presses: { t: number; point: Point }[] = [];
 
-  const find = (e: PointerEvent): Element | null => {
-    const target = e.target instanceof Element ? disabledControl(e.target) : null;
-    const under = target ? null : doc.elementFromPoint?.(e.clientX, e.clientY);
-    return target ?? (under ? disabledControl(under) : null);
+  const find = ({ target, clientX: x, clientY: y }: PointerEvent): Element | null | undefined => {
+    const found = target instanceof Element ? disabledControl(target, x, y) : null;
+    const under = found ? null : doc.elementFromPoint?.(x, y);
+    return found ?? (under ? disabledControl(under, x, y) : null);
   };
 
   const onDown = (e: PointerEvent) => {
-    if (e.button !== 0) return;
+    if (e.button) return;
     const el = find(e);
     if (!el || ctx.ignored(el)) return;
     const t = ctx.now();

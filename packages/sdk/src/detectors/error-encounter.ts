@@ -1,8 +1,9 @@
 // error_encounter: within `after_action_ms` of a user action (press, key, submit), an uncaught
 // error, an unhandled rejection, a request the page made that failed (status >= 500 or a
-// network error), or an error message appearing (role=alert). One signal per action; only
-// the error's class and a scrubbed short message; each message once per session, at most
-// `max_per_session` per session. The signal's element is the one the user acted on.
+// network error; an aborted request is none), or an error message appearing (role=alert).
+// One signal per action; only the error's class and a scrubbed short message; each message
+// once per session, at most `max_per_session` per session. The signal's element is the one
+// the user acted on.
 import { cleanText } from '../redact.ts';
 import { listen } from '../dom.ts';
 import type { Context, Detector, Settings } from './types.ts';
@@ -40,7 +41,7 @@ export function errorEncounter(ctx: Context, s: Settings, ownEndpoint: string): 
   };
   const alerts = new MutationObserver((records) => {
     for (const r of records) {
-      const added = Array.from(r.addedNodes).find((n): n is Element => n.nodeType === 1);
+      const added = [...r.addedNodes].find((n): n is Element => n.nodeType === 1);
       const alert = (r.target.nodeType === 1 ? r.target as Element : r.target.parentElement)?.closest('[role=alert]')
         ?? (added?.matches('[role=alert]') ? added : added?.querySelector('[role=alert]'));
       if (alert?.textContent?.trim()) report(`Message: ${alert.textContent}`);
@@ -56,18 +57,18 @@ export function errorEncounter(ctx: Context, s: Settings, ownEndpoint: string): 
     const input = args[0] as { url?: string };
     const result = fetch.apply(win, args);
     if (!own(String(typeof input === 'object' && input.url ? input.url : input))) {
-      result.then((res) => { if (res.status >= 500) report(`HTTP ${res.status}`); }, () => report('Network error'));
+      // An aborted request is the page's own choice (a cancelled search, a navigation): no error.
+      result.then((res) => { if (res.status >= 500) report(`HTTP ${res.status}`); }, (err) => { if (err?.name !== 'AbortError') report('Network error'); });
     }
     return result;
   } as typeof win.fetch;
   if (wrapped) win.fetch = wrapped;
-  const XHR = typeof XMLHttpRequest === 'function' ? XMLHttpRequest.prototype : undefined;
+  const XHR = (win as Window & typeof globalThis).XMLHttpRequest?.prototype;
   const send = XHR?.send;
   const wrappedSend = send && function (this: XMLHttpRequest, ...args: Parameters<typeof send>) {
-    this.addEventListener('loadend', () => {
-      if (this.status >= 500) report(`HTTP ${this.status}`);
-      else if (this.status === 0) report('Network error');
-    });
+    // 'error' is a network failure (or a refused CORS request); an abort is no error.
+    listen(this, ['load'], () => { if (this.status >= 500) report(`HTTP ${this.status}`); });
+    listen(this, ['error', 'timeout'], () => report('Network error'));
     return send.apply(this, args);
   };
   if (XHR && wrappedSend) XHR.send = wrappedSend;

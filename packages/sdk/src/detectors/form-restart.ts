@@ -11,7 +11,7 @@ export function formRestart(ctx: Context, s: Settings): Detector {
   let filled = new WeakMap<HTMLFormElement, Set<Field>>();
   let wasEmpty = new WeakSet<Field>();
 
-  const firstField = (form: HTMLFormElement) => Array.from(form.elements).find(isField);
+  const firstField = (form: HTMLFormElement) => [...form.elements].find(isField);
 
   const onFocus = (e: Event) => {
     if (isField(e.target as Element) && isEmpty(e.target as Field)) wasEmpty.add(e.target as Field);
@@ -28,7 +28,7 @@ export function formRestart(ctx: Context, s: Settings): Detector {
     const set = filled.get(form) ?? new Set<Field>();
     filled.set(form, set);
     const restarted = field === firstField(form) && wasEmpty.has(field) && set.size >= s.min_fields
-      && Array.from(set).every((f) => f === field || isEmpty(f));
+      && [...set].every((f) => f === field || isEmpty(f));
     wasEmpty.delete(field);
     if (restarted) {
       set.clear();

@@ -1,7 +1,8 @@
 // rage_click: >= `clicks` clicks on the same element or within `radius_px` of the first click,
 // first to last <= `window_ms`. Emitted once per burst when it closes; the heatmap point is
 // the burst's centroid. Confidence 1.0 up to half the window, falling linearly to 0.4 at the
-// full window; each click beyond the minimum adds 0.1.
+// full window; each click beyond the minimum adds 0.1. Excluded clicks (modifier keys, new-tab
+// or download links, selecting text, editable text) do not count.
 import { pointOf, type Point } from '../dom.ts';
 import type { Click, Context, Detector, Settings } from './types.ts';
 
@@ -34,6 +35,7 @@ export function rageClick(ctx: Context, s: Settings): Detector {
 
   return {
     click(click) {
+      if (click.excluded) return;
       const first = burst?.clicks[0];
       const joins = first && click.t - first.t <= s.window_ms
         && (click.el === first.el || Math.hypot(click.x - first.x, click.y - first.y) <= s.radius_px);

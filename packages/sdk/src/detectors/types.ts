@@ -34,7 +34,7 @@ export interface Click {
   looks: boolean;
   /** Set by the rage detector: the burst this click joined. */
   burst?: { clicks: Click[] };
-  /** A modifier key, a new-tab or download link, or a text selection. */
+  /** A modifier key, a new-tab or download link, a text selection on the element, or editable text. */
   excluded: boolean;
 }
 
