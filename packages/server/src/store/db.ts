@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Driver } from 'kysely';
 import pg from 'pg';
 import type { Database } from './tables.ts';
 
@@ -41,7 +41,7 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
     file.pragma('busy_timeout = 5000');
     file.pragma('synchronous = NORMAL');
     file.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: file }) });
     return {
       db,
       dialect,
@@ -59,4 +59,18 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
     close: () => db.destroy(),
     ping: async () => { await sql`select 1`.execute(db); },
   };
+}
+
+/**
+ * SQLite transactions that take the write lock when they begin. A deferred transaction that
+ * reads and then writes fails at once ("database is locked") when another process (the server,
+ * a worker, `mallard pipeline`) committed in between; an immediate one waits for the lock
+ * (busy_timeout) instead.
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection) => { await connection.executeQuery(CompiledQuery.raw('begin immediate')); };
+    return driver;
+  }
 }
