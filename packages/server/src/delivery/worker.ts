@@ -13,6 +13,7 @@ import { sign } from './signing.ts';
 import type { TargetPolicy } from './targets.ts';
 import type { Config } from '../config.ts';
 import { sendNotification, type NotifyPayload } from './channels.ts';
+import { runPeriodically, type Periodic } from '../jobs/periodic.ts';
 
 /** Retries after the first attempt: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then failed. */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
@@ -147,17 +148,6 @@ export async function runDeliveryOnce(deps: DeliveryDeps) {
   return { fannedOut, sent, notified };
 }
 
-export function startDeliveryWorker(deps: DeliveryDeps, log: { error(o: object, m: string): void }, intervalMs = 1000) {
-  let running: Promise<void> | null = null;
-  const tick = () => {
-    running ??= runDeliveryOnce(deps).then(() => undefined, (err) => log.error({ err }, 'delivery failed')).finally(() => { running = null; });
-  };
-  const timer = setInterval(tick, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+export function startDeliveryWorker(deps: DeliveryDeps, log: { error(o: object, m: string): void }, intervalMs = 1000): Periodic {
+  return runPeriodically(intervalMs, () => runDeliveryOnce(deps), (err) => log.error({ err }, 'delivery failed'));
 }

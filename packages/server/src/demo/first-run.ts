@@ -15,6 +15,7 @@ import { bootstrapOrg } from '../features/orgs/bootstrap.ts';
 import { generateLiveBatches, generatePlan } from '../simulate/generate.ts';
 import { ingestBatches, seedStore, type Progress, type SeedSummary } from '../simulate/run.ts';
 import { HOURLY, SITE_ORIGIN } from '../simulate/scenario.ts';
+import { runPeriodically, type Periodic } from '../jobs/periodic.ts';
 
 export const DEMO_EMAIL = 'demo@mallard.example';
 export const DEMO_DAYS = 14;
@@ -134,7 +135,7 @@ export function demoBlock(state: DemoState, url: string): string {
   ].join('\n');
 }
 
-export interface Trickle { stop(): Promise<void> }
+export type Trickle = Periodic;
 
 /**
  * Live traffic for the demo: about the simulated daily volume, following the hourly curve,
@@ -145,24 +146,12 @@ export function startTrickle(app: App, credentials: DemoCredentials, clock: Cloc
   const perDay = options.sessionsPerDay ?? DEMO_SESSIONS_PER_DAY;
   const meanHour = HOURLY.reduce((a, b) => a + b, 0) / HOURLY.length;
   let carry = 0;
-  let running: Promise<void> | null = null;
-  const tick = () => {
-    if (running) return;
+  return runPeriodically(everyMs, async () => {
     const now = clock.now();
     carry += (perDay * everyMs / 86_400_000) * (HOURLY[new Date(now).getUTCHours()] / meanHour);
     const count = Math.floor(carry);
     if (count < 1) return;
     carry -= count;
-    running = ingestBatches(app, credentials.keys.publishable, generateLiveBatches(credentials.seed, now, count), { import: false })
-      .then(() => undefined, (err: Error) => options.log?.(err))
-      .finally(() => { running = null; });
-  };
-  const timer = setInterval(tick, everyMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+    await ingestBatches(app, credentials.keys.publishable, generateLiveBatches(credentials.seed, now, count), { import: false });
+  }, (err) => options.log?.(err));
 }

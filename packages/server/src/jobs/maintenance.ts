@@ -5,33 +5,14 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
 import { purgeDeletedSites } from '../features/sites/service.ts';
 import { purgeExpiredRawData } from './retention.ts';
+import { runPeriodically, type Periodic } from './periodic.ts';
 
 export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
-export function startMaintenance(store: Store, clock: Clock, retentionDays: number, log: FastifyBaseLogger) {
-  let running: Promise<void> | null = null;
-  const run = () => {
-    running ??= (async () => {
-      try {
-        const expired = await purgeExpiredRawData(store, clock.now(), retentionDays);
-        const deleted = await purgeDeletedSites(store);
-        if (expired + deleted > 0) log.info({ expired, deleted }, 'maintenance removed rows');
-      } catch (err) {
-        log.error({ err }, 'maintenance failed');
-      } finally {
-        running = null;
-      }
-    })();
-    return running;
-  };
-  void run();
-  const timer = setInterval(run, MAINTENANCE_INTERVAL_MS);
-  timer.unref();
-  return {
-    /** Stops the timer and waits for a run in progress. */
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+export function startMaintenance(store: Store, clock: Clock, retentionDays: number, log: FastifyBaseLogger): Periodic {
+  return runPeriodically(MAINTENANCE_INTERVAL_MS, async () => {
+    const expired = await purgeExpiredRawData(store, clock.now(), retentionDays);
+    const deleted = await purgeDeletedSites(store);
+    if (expired + deleted > 0) log.info({ expired, deleted }, 'maintenance removed rows');
+  }, (err) => log.error({ err }, 'maintenance failed'), { now: true });
 }

@@ -4,37 +4,21 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
+import { runPeriodically, type Periodic } from '../jobs/periodic.ts';
 import { activeSiteIds, cycleTimeAt, runCycle } from './cycle.ts';
 
 const TICK_MS = 10_000;
 
-export function startScheduler(store: Store, clock: Clock, intervalMs: number, log: FastifyBaseLogger) {
+export function startScheduler(store: Store, clock: Clock, intervalMs: number, log: FastifyBaseLogger): Periodic {
   let lastCycle = cycleTimeAt(clock.now(), intervalMs) - intervalMs;
-  let running: Promise<void> | null = null;
-  const tick = () => {
+  return runPeriodically(TICK_MS, async () => {
     const due = cycleTimeAt(clock.now(), intervalMs);
-    if (running || due <= lastCycle) return;
-    running = (async () => {
-      try {
-        for (const siteId of await activeSiteIds(store.db)) {
-          const result = await runCycle(store.db, siteId, due, { intervalMs, clock });
-          if (result.status === 'done') log.debug({ siteId, cycleAt: new Date(due).toISOString(), ...result.scores }, 'cycle done');
-        }
-        lastCycle = due;
-      } catch (err) {
-        log.error({ err }, 'pipeline cycle failed; retrying at the next tick');
-      } finally {
-        running = null;
-      }
-    })();
-  };
-  tick();
-  const timer = setInterval(tick, TICK_MS);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+    if (due <= lastCycle) return;
+    for (const siteId of await activeSiteIds(store.db)) {
+      const result = await runCycle(store.db, siteId, due, { intervalMs, clock });
+      if (result.status === 'done') log.debug({ siteId, cycleAt: new Date(due).toISOString(), ...result.scores }, 'cycle done');
+    }
+    // Only a round that finished moves on; a failed one is tried again at the next tick.
+    lastCycle = due;
+  }, (err) => log.error({ err }, 'pipeline cycle failed; retrying at the next tick'), { now: true });
 }

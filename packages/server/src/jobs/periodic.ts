@@ -1,0 +1,20 @@
+// A task run on a timer that never overlaps itself: a tick that finds the last run still going
+// skips. stop() clears the timer and waits for a run in progress. The timer never keeps the
+// process alive on its own.
+export interface Periodic { stop(): Promise<void> }
+
+export function runPeriodically(everyMs: number, task: () => Promise<unknown>, onError: (err: Error) => void, options: { now?: boolean } = {}): Periodic {
+  let running: Promise<void> | null = null;
+  const tick = () => {
+    running ??= task().then(() => undefined, onError).finally(() => { running = null; });
+  };
+  if (options.now) tick();
+  const timer = setInterval(tick, everyMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
