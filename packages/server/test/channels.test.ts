@@ -10,7 +10,7 @@ import { notify } from '../src/pipeline/alert-step.ts';
 import type { AlertsTable } from '../src/store/tables.ts';
 import { bearer } from './helpers/harness.ts';
 import { DIALECTS } from './helpers/services.ts';
-import { createDeliveryHarness, guardViolations, installLoopbackGuard, MailServer, mimeParts, Receiver, type DeliveryHarness, type Org } from './helpers/delivery-kit.ts';
+import { createDeliveryHarness, deliverySuiteHooks, installLoopbackGuard, MailServer, mimeParts, Receiver, type DeliveryHarness, type Org } from './helpers/delivery-kit.ts';
 
 // Every socket of this file may only reach loopback.
 installLoopbackGuard();
@@ -35,18 +35,9 @@ describe.each(DIALECTS)('alert channels on $name', ({ name, skip }) => {
       },
     });
   });
-  afterAll(async () => {
-    await h?.close();
-    await receiver?.close();
-    await mail?.close();
-    expect(guardViolations).toEqual([]);
-  });
-  beforeEach(() => {
-    if (skip) return;
-    receiver.reset();
-    mail.mails.length = 0;
-    h.clock.set(Date.now());
-  });
+  deliverySuiteHooks(skip, () => ({ h, receiver }));
+  afterAll(async () => { await mail?.close(); });
+  beforeEach(() => { if (!skip) mail.mails.length = 0; });
 
   async function integrate(org: Org, provider: string, config: object) {
     const res = await h.app.inject({ method: 'POST', url: '/v1/manage/integrations', headers: bearer(org.keys.secret), payload: { provider, config } });

@@ -4,7 +4,7 @@
 // loses nothing, a lease that only delays a crashed claim, and two workers never sending a
 // delivery twice. Both dialects.
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +12,7 @@ import { postJson, SEND_TIMEOUT_MS } from '../src/delivery/http-post.ts';
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS, runDeliveryOnce, startDeliveryWorker } from '../src/delivery/worker.ts';
 import { bearer } from './helpers/harness.ts';
 import { DIALECTS } from './helpers/services.ts';
-import { createDeliveryHarness, guardViolations, installLoopbackGuard, eventually, Receiver, type DeliveryHarness, type Org, type Received } from './helpers/delivery-kit.ts';
+import { createDeliveryHarness, deliverySuiteHooks, installLoopbackGuard, eventually, Receiver, type DeliveryHarness, type Org, type Received } from './helpers/delivery-kit.ts';
 
 // Every socket of this file may only reach loopback.
 installLoopbackGuard();
@@ -50,16 +50,7 @@ describe.each(DIALECTS)('webhook delivery on $name', ({ name, skip }) => {
     receiver = await new Receiver().start();
     h = await createDeliveryHarness(name);
   });
-  afterAll(async () => {
-    await h?.close();
-    await receiver?.close();
-    expect(guardViolations).toEqual([]);
-  });
-  beforeEach(() => {
-    if (skip) return;
-    receiver.reset();
-    h.clock.set(Date.now());
-  });
+  deliverySuiteHooks(skip, () => ({ h, receiver }));
 
   /** A receiver-side check, as a customer would write it: verify, or answer 400. */
   function verifying(secret: string, path: string, answer: (r: Received) => number = () => 200) {

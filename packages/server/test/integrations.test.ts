@@ -3,10 +3,10 @@
 // delete. Tickets: an issue pushed to a local Linear (GraphQL) or GitHub (REST) receiver keeps
 // the tracker's id and URL. Both dialects.
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from './helpers/harness.ts';
 import { DIALECTS } from './helpers/services.ts';
-import { createDeliveryHarness, guardViolations, installLoopbackGuard, MEMBER_PASSWORD, Receiver, type DeliveryHarness, type Org } from './helpers/delivery-kit.ts';
+import { createDeliveryHarness, deliverySuiteHooks, installLoopbackGuard, MEMBER_PASSWORD, Receiver, type DeliveryHarness, type Org } from './helpers/delivery-kit.ts';
 
 installLoopbackGuard();
 
@@ -29,16 +29,7 @@ describe.each(DIALECTS)('integrations and tickets on $name', ({ name, skip }) =>
       config: { providers: { slackApi: receiver.url('/slack'), pagerdutyEvents: receiver.url('/pd'), linearApi: receiver.url('/linear/graphql'), githubApi: receiver.url('/github') } },
     });
   });
-  afterAll(async () => {
-    await h?.close();
-    await receiver?.close();
-    expect(guardViolations).toEqual([]);
-  });
-  beforeEach(() => {
-    if (skip) return;
-    receiver.reset();
-    h.clock.set(Date.now());
-  });
+  deliverySuiteHooks(skip, () => ({ h, receiver }));
 
   const post = (token: string, payload: object) => h.app.inject({ method: 'POST', url: '/v1/manage/integrations', headers: bearer(token), payload });
   const list = (token: string) => h.app.inject({ method: 'GET', url: '/v1/manage/integrations', headers: bearer(token) });

@@ -1,11 +1,11 @@
 // Webhook routes: register (secret shown once, sealed at rest), list, partial update, delete,
 // the delivery log, the retry and test routes; validation with the contract's codes; who may
 // call them. Both dialects, against a local receiver on 127.0.0.1.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { bearer } from './helpers/harness.ts';
 import { DIALECTS } from './helpers/services.ts';
-import { createDeliveryHarness, guardViolations, installLoopbackGuard, MEMBER_PASSWORD, Receiver, type DeliveryHarness, type Org } from './helpers/delivery-kit.ts';
+import { createDeliveryHarness, deliverySuiteHooks, installLoopbackGuard, MEMBER_PASSWORD, Receiver, type DeliveryHarness, type Org } from './helpers/delivery-kit.ts';
 
 // Every socket of this file may only reach loopback.
 installLoopbackGuard();
@@ -21,16 +21,7 @@ describe.each(DIALECTS)('webhook routes on $name', ({ name, skip }) => {
     receiver = await new Receiver().start();
     h = await createDeliveryHarness(name);
   });
-  afterAll(async () => {
-    await h?.close();
-    await receiver?.close();
-    expect(guardViolations).toEqual([]);
-  });
-  beforeEach(() => {
-    if (skip) return;
-    receiver.reset();
-    h.clock.set(Date.now());
-  });
+  deliverySuiteHooks(skip, () => ({ h, receiver }));
 
   const create = (token: string, payload: object) => h.app.inject({ method: 'POST', url: '/v1/manage/webhooks', headers: bearer(token), payload });
   const list = (token: string, siteId?: string) => h.app.inject({ method: 'GET', url: `/v1/manage/webhooks${siteId ? `?site_id=${siteId}` : ''}`, headers: bearer(token) });

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { SMTPServer } from 'smtp-server';
+import { afterAll, beforeEach, expect } from 'vitest';
 import { buildApp, targetPolicy, type App } from '../../src/app.ts';
 import { ManualClock } from '../../src/clock.ts';
 import type { Config } from '../../src/config.ts';
@@ -255,4 +256,24 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`gave up waiting for ${what}`);
+}
+
+/**
+ * The hooks the delivery suites share: before each test a clean receiver and a clock at real
+ * time (signatures carry real timestamps and receivers check them); at the end everything is
+ * closed, and nothing in the file ever tried to reach a non-loopback address.
+ */
+export function deliverySuiteHooks(skip: boolean, parts: () => { h?: DeliveryHarness; receiver?: Receiver }) {
+  afterAll(async () => {
+    const { h, receiver } = parts();
+    await h?.close();
+    await receiver?.close();
+    expect(guardViolations).toEqual([]);
+  });
+  beforeEach(() => {
+    if (skip) return;
+    const { h, receiver } = parts();
+    receiver!.reset();
+    h!.clock.set(Date.now());
+  });
 }
