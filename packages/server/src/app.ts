@@ -1,50 +1,26 @@
 // buildApp(deps): the Fastify instance with the envelope, errors, authentication, access,
 // rate limits and every feature's routes. No module state: tests build as many as they like.
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { App, AppDeps, RouteTable } from './http/app-types.ts';
 import { Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import formatsModule from 'ajv-formats';
 import { v7 as uuidv7 } from 'uuid';
-import type { Config } from './config.ts';
-import type { Clock } from './clock.ts';
-import type { Store } from './store/db.ts';
 import { Secrets } from './auth/secrets.ts';
-import { AppError, ERROR_STATUS, type ErrorCode } from './http/errors.ts';
+import { AppError, ERROR_STATUS, type ErrorCode } from './domain/errors.ts';
 import type { ErrorBody } from './http/envelope.ts';
 import { authenticate, authorize, bearerToken, type Access } from './http/access.ts';
 import { duckOverride, randomDuckFact } from './http/ducks.ts';
-import { UUID_PATTERN } from './http/sites.ts';
-import type { RateLimiter } from './http/rate-limit.ts';
+import { UUID_PATTERN } from './domain/tenancy.ts';
 import { enforceRateLimit, failedAuthBlocked, recordFailedAuth } from './http/limits.ts';
-import { createMetrics, type Metrics } from './http/metrics.ts';
+import { createMetrics } from './http/metrics.ts';
 import { registerFeatures } from './features/index.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { IngestWriter } from './ingest/store-batch.ts';
-import { systemResolver, type Resolver, type TargetPolicy } from './delivery/targets.ts';
+import { systemResolver, targetPolicy } from './delivery/targets.ts';
 
-export interface AppDeps {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  limiter: RateLimiter;
-  /** Pino options or false; tests pass false. */
-  logger?: FastifyServerOptions['logger'];
-  /** DNS for outbound targets; tests inject one so no request ever leaves the machine. */
-  resolver?: Resolver;
-}
-
-export interface Services extends AppDeps { secrets: Secrets; metrics: Metrics; ingest: IngestWriter; targets: TargetPolicy }
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    services: Services;
-    /** Every route's pattern and methods, as registered (405 handling, the OpenAPI test). */
-    routeTable: RouteTable;
-  }
-}
-
-export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
+export type { App, AppDeps };
 
 export const BODY_LIMIT = 64 * 1024;
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
@@ -63,9 +39,6 @@ function validators() {
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
     (httpPart === 'body' ? body : text).compile(schema);
 }
-
-export const targetPolicy = (config: Config, resolve: Resolver): TargetPolicy =>
-  ({ allowPrivate: config.allowPrivateTargets, requireHttps: config.env === 'production', resolve });
 
 export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
@@ -244,11 +217,6 @@ function validationError(issue: ValidationIssue, context?: string): AppError {
     return new AppError('invalid_input', 'The body must be a JSON object', { field: 'body', reason });
   }
   return new AppError('invalid_input', `${field}: ${reason}`, { field, reason });
-}
-
-export interface RouteTable {
-  methodsFor(path: string): string[];
-  list(): { url: string; methods: string[] }[];
 }
 
 /** Remembers every route's pattern so an unknown method on a known path is a 405, not a 404. */

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './clock.ts';
 import { Secrets } from './auth/secrets.ts';
 import { PASSWORD_MAX, PASSWORD_MIN } from './auth/passwords.ts';
-import { AppError } from './http/errors.ts';
+import { AppError } from './domain/errors.ts';
 import { openStore } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { serveWithDemo } from './demo/serve.ts';

@@ -8,9 +8,8 @@ import type { Store } from './store/db.ts';
 import { startMaintenance } from './jobs/maintenance.ts';
 import { startScheduler } from './pipeline/scheduler.ts';
 import { startDeliveryWorker } from './delivery/worker.ts';
-import { systemResolver } from './delivery/targets.ts';
+import { systemResolver, targetPolicy } from './delivery/targets.ts';
 import { Secrets } from './auth/secrets.ts';
-import { targetPolicy } from './app.ts';
 
 export function startWorker(store: Store, clock: Clock, config: Config, log: FastifyBaseLogger) {
   const scheduler = startScheduler(store, clock, config.pipelineIntervalMs, log);

@@ -4,7 +4,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_STATUS } from '../src/http/errors.ts';
+import { ERROR_STATUS } from '../src/domain/errors.ts';
 import { bearer, createHarness, type Harness } from './helpers/harness.ts';
 
 type Operation = {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   baseline, duckState, multiplier, overallScore, scorePage, sumsOf, type Baseline, type SignalFire,
 } from '../src/pipeline/scoring.ts';
-import { clampConfidence, KNOWN_SIGNAL_TYPES, weightResolver } from '../src/pipeline/weights.ts';
+import { clampConfidence, KNOWN_SIGNAL_TYPES, weightResolver } from '../src/domain/signals.ts';
 import { budgetConsumption } from '../src/pipeline/budgets.ts';
 
 const DAY = 24 * 60 * 60 * 1000;

@@ -5,7 +5,7 @@ import {
   baseline, BASELINE_MS, clampScore, deviationFrom, duckState, multiplier, overallScore, rawScore, scorePage, scoringWindow,
   sumsOf, trendOf, weighSignals, type Baseline, type SignalFire,
 } from '../src/pipeline/scoring.ts';
-import { clampConfidence, FALLBACK_WEIGHT, weightResolver } from '../src/pipeline/weights.ts';
+import { clampConfidence, FALLBACK_WEIGHT, weightResolver } from '../src/domain/signals.ts';
 import { budgetConsumption, budgetStatus, matchesPattern, periodBounds } from '../src/pipeline/budgets.ts';
 
 const MIN = 60_000;

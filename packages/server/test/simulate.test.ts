@@ -3,7 +3,8 @@
 // where the story puts them; and its senders, over HTTP and into a store.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Prng } from '../src/simulate/prng.ts';
-import { DAY_MS, generateLiveBatches, generatePlan, phaseAt, type SimBatch, type SimEvent } from '../src/simulate/generate.ts';
+import { DAY_MS } from '../src/domain/time.ts';
+import { generateLiveBatches, generatePlan, phaseAt, type SimBatch, type SimEvent } from '../src/simulate/generate.ts';
 import { PROBLEMS, TIMELINE } from '../src/simulate/scenario.ts';
 import { backfillTimes, sendOverHttp } from '../src/simulate/run.ts';
 import { runSimulate, type SimulateCliOptions } from '../src/simulate/cli.ts';

@@ -2,7 +2,7 @@
 // Rows name the actor and the target; they never hold a raw IP, key or password.
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { actorOf, type AuthContext } from '../http/access.ts';
+import { actorOf, type AuthContext } from '../domain/context.ts';
 import type { Database } from '../store/tables.ts';
 
 export interface AuditEntry {

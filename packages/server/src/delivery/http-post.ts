@@ -3,7 +3,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../domain/errors.ts';
 import { checkTarget, type TargetPolicy } from './targets.ts';
 
 export const SEND_TIMEOUT_MS = 10_000;

@@ -4,7 +4,8 @@
 // resolver is injectable, so tests check refusals without a packet leaving.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { invalidInput } from '../http/errors.ts';
+import type { Config } from '../config.ts';
+import { invalidInput } from '../domain/errors.ts';
 
 export interface ResolvedAddress { address: string; family: 4 | 6 }
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
@@ -53,3 +54,7 @@ export async function checkTarget(raw: string, policy: TargetPolicy, field = 'ur
   }
   return { url, address: addresses[0] };
 }
+
+/** What deliveries may reach under this config: private addresses only when allowed, HTTPS in production. */
+export const targetPolicy = (config: Config, resolve: Resolver): TargetPolicy =>
+  ({ allowPrivate: config.allowPrivateTargets, requireHttps: config.env === 'production', resolve });

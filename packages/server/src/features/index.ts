@@ -1,5 +1,5 @@
 // Every feature's routes, under /v1 except the health probes.
-import type { App } from '../app.ts';
+import type { App } from '../http/app-types.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
 import { annotationRoutes } from './annotations/routes.ts';
 import { authRoutes } from './auth/routes.ts';

@@ -6,11 +6,8 @@ import { keyTypeOf, hashKey, type KeyType, type Scope } from '../auth/api-keys.t
 import { verifyUserToken } from '../auth/jwt.ts';
 import { constantTimeEqual, type Secrets } from '../auth/secrets.ts';
 import type { Store } from '../store/db.ts';
-import { AppError } from './errors.ts';
-
-export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
-export type Role = (typeof ROLES)[number];
-export const roleRank = (role: Role) => ROLES.indexOf(role);
+import { AppError } from '../domain/errors.ts';
+import { roleRank, type AuthContext, type Role } from '../domain/context.ts';
 
 export type Surface = 'query' | 'manage' | 'auth' | 'ingest' | 'public';
 
@@ -26,29 +23,9 @@ export interface Access {
   bodyRequired?: boolean;
 }
 
-export interface AuthContext {
-  kind: 'key' | 'jwt';
-  org: { id: string; name: string; duckFacts: boolean };
-  /** The key's own site; null for org-scoped keys and user JWTs. */
-  site: { id: string; name: string; url: string } | null;
-  keyType: KeyType | 'jwt';
-  keyId: string | null;
-  scopes: Scope[];
-  user: { id: string; email: string } | null;
-  role: Role | null;
-  jti: string | null;
-  tokenExpiresAt: number | null;
-}
-
 declare module 'fastify' {
   interface FastifyContextConfig { access?: Access }
   interface FastifyRequest { auth: AuthContext | null }
-}
-
-/** Who acted, for the audit log and activity records. */
-export function actorOf(auth: AuthContext): { type: 'user' | 'key'; id: string | null; label: string } {
-  if (auth.user) return { type: 'user', id: auth.user.id, label: auth.user.email };
-  return { type: 'key', id: auth.keyId, label: `key:${auth.keyId}` };
 }
 
 /** The bearer token, or a 401 `missing_auth` for an absent, empty or non-Bearer header. */

@@ -2,8 +2,8 @@
 // authentications per client IP, logins per email and IP. Counters come from the injected
 // RateLimiter (memory or Redis) and the injected clock.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../app.ts';
-import { AppError } from './errors.ts';
+import type { Services } from './app-types.ts';
+import { AppError } from '../domain/errors.ts';
 import type { Hit, RateLimiter } from './rate-limit.ts';
 
 export const MINUTE = 60_000;

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import { KEY_TYPE_RULES, type KeyType } from '../auth/api-keys.ts';
 import type { Access } from './access.ts';
 import { ErrorEnvelope } from './envelope.ts';
-import { ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { ERROR_STATUS, type ErrorCode } from '../domain/errors.ts';
 
 /** What a route adds to its document beyond its schema (a body it validates itself, extra error codes). */
 export interface RouteDocs {

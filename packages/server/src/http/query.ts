@@ -2,8 +2,8 @@
 // ingest normalizes them, so a reader asks for the page as it was stored.
 import type { Store } from '../store/db.ts';
 import { loadIngestSettings } from '../ingest/settings.ts';
-import { normalizePage } from '../ingest/normalize.ts';
-import { invalidInput } from './errors.ts';
+import { normalizePage } from '../domain/normalize.ts';
+import { invalidInput } from '../domain/errors.ts';
 
 export const QUERY_ACCESS = { surface: 'query', scopes: ['query:read', 'mcp:read'], role: 'viewer' } as const;
 

@@ -1,11 +1,11 @@
 // Pure: a validated batch plus the time -> rows to store and per-event rejections.
 // No I/O here, so every rule is tested with tables of cases.
 import { createHash } from 'node:crypto';
-import { clampConfidence } from '../pipeline/weights.ts';
-import { cleanLabel, cleanSelector, heatmapPoint, hostOf, normalizePage, pageFromUrl, type PageGroup } from './normalize.ts';
+import { clampConfidence } from '../domain/signals.ts';
+import { cleanLabel, cleanSelector, heatmapPoint, hostOf, normalizePage, pageFromUrl, type PageGroup } from '../domain/normalize.ts';
 import { EVENT_CHECKS, firstFailure, type Batch, type EventType, type WireEvent } from './schemas.ts';
+import { DAY_MS } from '../domain/time.ts';
 
-export const DAY_MS = 24 * 60 * 60 * 1000;
 /** Imports may carry original timestamps up to this old. */
 export const IMPORT_MAX_AGE_MS = 90 * DAY_MS;
 /** Live events older than this after clock correction are refused (a queue held for a week is not live). */

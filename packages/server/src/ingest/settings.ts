@@ -2,8 +2,8 @@
 // its own page groups and conversion events.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
-import { effectiveConfig } from '../pipeline/site-config.ts';
-import type { PageGroup } from './normalize.ts';
+import { effectiveConfig } from '../domain/site-config.ts';
+import type { PageGroup } from '../domain/normalize.ts';
 
 export const DEFAULT_CONVERSION_EVENTS = ['subscription_started', 'checkout_completed', 'purchase_completed'] as const;
 

@@ -7,17 +7,17 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Kysely } from 'kysely';
 import type { AlertRulesTable, AlertsTable, Database } from '../store/tables.ts';
 import { queueEvent } from '../events/outbox.ts';
-import { toAlertRecord } from '../features/alerts/record.ts';
+import { toAlertRecord } from '../domain/records/alert.ts';
 import type { TriggerType } from '../features/alert-rules/schemas.ts';
 import { revenueAtRisk } from '../features/revenue/service.ts';
 import { matchesPattern } from './budgets.ts';
 import { BASELINE_MS } from './scoring.ts';
 import { alertSeverity, evaluatePage, evaluateSite, SITE_TRIGGERS, type Firing, type HistoryPoint, type PageContext } from './triggers.ts';
-import { effectiveConfig } from './site-config.ts';
+import { effectiveConfig } from '../domain/site-config.ts';
 import { DEFAULT_CONVERSION_EVENTS } from '../ingest/settings.ts';
+import { ACTIVE_ALERT_STATUSES } from '../domain/statuses.ts';
+import { DAY_MS } from '../domain/time.ts';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-export const ACTIVE_STATUSES = ['fired', 'acknowledged', 'investigating'] as const;
 
 export interface AlertStepResult { fired: number; stillFiring: number }
 
@@ -153,7 +153,7 @@ export async function notify(trx: Kysely<Database>, rule: Pick<AlertRulesTable, 
 async function record(db: Kysely<Database>, rule: AlertRulesTable, page: string, score: number | null, firing: Firing, cycleAt: number, result: AlertStepResult) {
   await db.transaction().execute(async (trx) => {
     const open = await trx.selectFrom('alerts').selectAll().where('rule_id', '=', rule.id).where('page', page ? '=' : 'is', page || null)
-      .where('status', 'in', ACTIVE_STATUSES).orderBy('fired_at', 'desc').limit(1).executeTakeFirst();
+      .where('status', 'in', ACTIVE_ALERT_STATUSES).orderBy('fired_at', 'desc').limit(1).executeTakeFirst();
     if (open) {
       // A cycle run again must not repeat itself.
       const already = await trx.selectFrom('alert_timeline').select('id').where('alert_id', '=', open.id).where('created_at', '=', cycleAt).where('kind', '=', 'still_firing').executeTakeFirst();

@@ -1,10 +1,10 @@
+import { DAY_MS } from '../domain/time.ts';
 // Pure: confusion budgets. Consumption is the share of the whole current period (UTC; weeks
 // start on Sunday) that the page spent above its target, walking score history where each
 // row holds until the next one (the last until now).
 export type BudgetPeriod = 'daily' | 'weekly' | 'monthly';
 export type BudgetStatus = 'within' | 'warning' | 'exhausted';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function periodBounds(period: BudgetPeriod, now: number): { start: number; end: number } {
   const d = new Date(now);

@@ -6,10 +6,10 @@ import { v7 as uuidv7 } from 'uuid';
 import { sql, type Kysely } from 'kysely';
 import type { Database, UxIssuesTable } from '../store/tables.ts';
 import { queueEvent } from '../events/outbox.ts';
-import { toIssueRecord } from '../features/issues/record.ts';
+import { toIssueRecord } from '../domain/records/issue.ts';
 import { CLUSTER_WINDOW_MS, fingerprint, isCluster, issueTitle, severityOf, severityScore } from './issues.ts';
-import { weightResolver } from './weights.ts';
-import { loadSignalWeights } from './site-config.ts';
+import { weightResolver } from '../domain/signals.ts';
+import { loadSignalWeights } from '../domain/site-config.ts';
 
 const RECENT_MS = 48 * 60 * 60 * 1000;
 const EVIDENCE_PER_CYCLE = 10;

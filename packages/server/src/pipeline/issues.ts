@@ -1,18 +1,14 @@
 // Pure: UX issue clustering, titles and severity (DOMAIN.md section 4), and the verification
 // verdicts. Loading and saving are in cluster-step.ts and verify-step.ts.
 import { createHash } from 'node:crypto';
-import { tierOf, type Tier } from './weights.ts';
+import { tierOf, type Tier } from '../domain/signals.ts';
+import type { Severity } from '../domain/statuses.ts';
+import { DAY_MS } from '../domain/time.ts';
 
-export const CLUSTER_WINDOW_MS = 24 * 60 * 60 * 1000;
+export const CLUSTER_WINDOW_MS = DAY_MS;
 export const CLUSTER_MIN_FIRES = 3;
 export const CLUSTER_MIN_SESSIONS = 2;
 
-export const SETTABLE_STATUSES = ['open', 'triaged', 'in_progress', 'verified', 'resolved', 'ignored'] as const;
-export const ISSUE_STATUSES = [...SETTABLE_STATUSES, 'regressed'] as const;
-export const OPEN_STATUSES = ['open', 'triaged', 'in_progress', 'regressed'] as const;
-export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
-export type IssueStatus = (typeof ISSUE_STATUSES)[number];
-export type Severity = (typeof SEVERITIES)[number];
 
 export function fingerprint(siteId: string, page: string, type: string, element: string): string {
   return createHash('sha256').update(JSON.stringify([siteId, page, type, element])).digest('hex').slice(0, 32);

@@ -5,8 +5,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import { sql, type Kysely } from 'kysely';
 import type { Database, PageScoresTable } from '../store/tables.ts';
-import { weightResolver } from './weights.ts';
-import { loadSignalWeights } from './site-config.ts';
+import { weightResolver } from '../domain/signals.ts';
+import { loadSignalWeights } from '../domain/site-config.ts';
 import {
   BASELINE_MS, baseline, clampScore, deviationFrom, MAX_WINDOW_MS, MIN_ACTIVE_FOR_WINDOW, MIN_ACTIVE_TO_SCORE,
   overallScore, rawScore, scorePage, scoringWindow, trendOf, weighSignals, type PageScore, type RawSums, type SignalFire,

@@ -1,6 +1,6 @@
 // Pure: page and site confusion scores (DOMAIN.md section 3). Inputs are plain values, so
 // every rule is tested with tables of cases; nothing here reads a clock or a store.
-import { clampConfidence } from './weights.ts';
+import { clampConfidence } from '../domain/signals.ts';
 
 export type Trend = 'up' | 'down' | 'stable';
 export type DuckState = 'calm' | 'watching' | 'alert' | 'flustered' | 'critical';

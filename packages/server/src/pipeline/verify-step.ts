@@ -4,14 +4,15 @@
 // a verified issue whose friction forms a cluster again regresses, and so does a resolved one
 // whose friction recurs as a cluster before it has a record. Ignored issues never do.
 import { v7 as uuidv7 } from 'uuid';
+import { OPEN_ISSUE_STATUSES } from '../domain/statuses.ts';
 import { sql, type Kysely } from 'kysely';
 import type { Database, UxIssuesTable } from '../store/tables.ts';
 import { queueEvent } from '../events/outbox.ts';
-import { toIssueRecord } from '../features/issues/record.ts';
-import { CLUSTER_WINDOW_MS, isCluster, OPEN_STATUSES, REGRESSED_AT_LEAST, verdict } from './issues.ts';
+import { toIssueRecord } from '../domain/records/issue.ts';
+import { CLUSTER_WINDOW_MS, isCluster, REGRESSED_AT_LEAST, verdict } from './issues.ts';
 import { issueRate } from './issue-rates.ts';
+import { DAY_MS } from '../domain/time.ts';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export interface VerifyStepResult { decided: number; verified: number; regressed: number }
 
@@ -45,7 +46,7 @@ async function setStatus(
 export async function verifyStep(db: Kysely<Database>, siteId: string, cycleAt: number): Promise<VerifyStepResult> {
   const result = { decided: 0, verified: 0, regressed: 0 };
   const issues = new Map((await db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId)
-    .where('status', 'in', ['resolved', 'verified', ...OPEN_STATUSES]).execute()).map((i) => [i.id, i]));
+    .where('status', 'in', ['resolved', 'verified', ...OPEN_ISSUE_STATUSES]).execute()).map((i) => [i.id, i]));
 
   // Resolved with no deploy within 24 hours: verify against the resolution itself. Until then,
   // with no deploy yet, a recurrence since the resolution that forms a cluster at >= 70 % of the

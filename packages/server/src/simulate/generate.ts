@@ -2,14 +2,13 @@
 // and the story around it (deploys, fixes, annotations, alert rules). The same seed and options
 // always give the same output; nothing here reads the clock or does I/O. Sending and storing
 // are in run.ts.
+import { DAY_MS, HOUR_MS } from '../domain/time.ts';
 import { Prng } from './prng.ts';
 import {
   BLOG_SLUGS, DEVICES, ENTRIES, EXIT, HOURLY, ORDER_VALUES, PAGES, PLAN_VALUES, PROBLEMS, REFERRERS, SITE_ORIGIN,
   TIMELINE, VERSIONS, WEEKDAY, type DeviceSpec, type ElementSpec,
 } from './scenario.ts';
 
-export const HOUR_MS = 60 * 60 * 1000;
-export const DAY_MS = 24 * HOUR_MS;
 const MAX_PAGES_PER_SESSION = 14;
 const MAX_EVENTS_PER_BATCH = 250;
 

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { Deleted } from '../../http/schemas.ts';
-import { resolveSite } from '../../http/sites.ts';
+import { Deleted } from '../../domain/schema-parts.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
 import { AlertRuleRecord, CreateAlertRuleBody, UpdateAlertRuleBody } from './schemas.ts';
 import { createRule, deleteRule, listRules, updateRule } from './service.ts';
 

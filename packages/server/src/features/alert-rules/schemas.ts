@@ -1,6 +1,6 @@
 import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { IsoTime, Nullable, Uuid } from '../../http/schemas.ts';
+import { IsoTime, Nullable, Uuid } from '../../domain/schema-parts.ts';
 
 export const TRIGGER_TYPES = ['spike', 'anomaly', 'new_page', 'trend', 'co_occurrence', 'positive', 'budget', 'revenue_threshold', 'stalled_signups'] as const;
 export type TriggerType = (typeof TRIGGER_TYPES)[number];

@@ -2,9 +2,9 @@
 import { v7 as uuidv7 } from 'uuid';
 import { iso } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
-import type { AuthContext } from '../../http/access.ts';
-import { AppError, invalidInput } from '../../http/errors.ts';
-import { siteInScope } from '../../http/sites.ts';
+import type { AuthContext } from '../../domain/context.ts';
+import { AppError, invalidInput } from '../../domain/errors.ts';
+import { siteInScope } from '../../domain/tenancy.ts';
 import type { Store } from '../../store/db.ts';
 import type { AlertRulesTable } from '../../store/tables.ts';
 import { cleanName } from '../sites/service.ts';

@@ -1,22 +1,22 @@
 // Alerts: list and detail (with the incident timeline) on /query; the lifecycle on /manage.
 import { Type } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { iso, isoOrNull } from '../../clock.ts';
-import { actorOf } from '../../http/access.ts';
-import { AppError, invalidInput } from '../../http/errors.ts';
+import { actorOf } from '../../domain/context.ts';
+import { AppError, invalidInput } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
-import { PagingQuery } from '../../http/schemas.ts';
-import { resolveSite } from '../../http/sites.ts';
+import { PagingQuery } from '../../domain/schema-parts.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
 import { notify } from '../../pipeline/alert-step.ts';
-import { toAlertRecord } from './record.ts';
+import { toAlertRecord } from '../../domain/records/alert.ts';
 import type { Store } from '../../store/db.ts';
 import type { AlertsTable } from '../../store/tables.ts';
-import type { AuthContext } from '../../http/access.ts';
+import type { AuthContext } from '../../domain/context.ts';
+import { ALERT_STATUSES } from '../../domain/statuses.ts';
 
-export const ALERT_STATUSES = ['fired', 'acknowledged', 'investigating', 'resolved'] as const;
 const Row = Type.Record(Type.String(), Type.Unknown());
 const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
 

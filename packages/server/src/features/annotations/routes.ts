@@ -2,15 +2,15 @@
 // page detail and beside trends.
 import { Type } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { iso } from '../../clock.ts';
-import { actorOf } from '../../http/access.ts';
-import { invalidInput } from '../../http/errors.ts';
+import { actorOf } from '../../domain/context.ts';
+import { invalidInput } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { pageParam } from '../../http/query.ts';
-import { IsoTime, Nullable, SiteIdQuery, Uuid } from '../../http/schemas.ts';
-import { resolveSite } from '../../http/sites.ts';
+import { IsoTime, Nullable, SiteIdQuery, Uuid } from '../../domain/schema-parts.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
 
 export const AnnotationRecord = Type.Object({
   id: Uuid, site_id: Uuid, page: Nullable(Type.String()), message: Type.String(), author: Nullable(Type.String()), created_at: IsoTime,

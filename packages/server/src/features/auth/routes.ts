@@ -1,15 +1,15 @@
 // POST /v1/auth/login issues a user JWT; /logout revokes it; /set-password redeems an
 // invitation or reset token. A failed login never says which part was wrong.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { iso } from '../../clock.ts';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from '../../auth/passwords.ts';
 import { JWT_DEFAULT_SECONDS, JWT_MAX_SECONDS, JWT_MIN_SECONDS, signUserToken } from '../../auth/jwt.ts';
-import { AppError, invalidInput } from '../../http/errors.ts';
+import { AppError, invalidInput } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { Email, IsoTime, Uuid } from '../../http/schemas.ts';
+import { Email, IsoTime, Uuid } from '../../domain/schema-parts.ts';
 import { enforceLoginLimit } from '../../http/limits.ts';
-import { assertUuid } from '../../http/sites.ts';
+import { assertUuid } from '../../domain/tenancy.ts';
 
 const Password = Type.String({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX });
 

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
-import { resolveSite } from '../../http/sites.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
 import { CreateDeployBody, DeployRecord, ListDeploysQuery, RelatedIssue } from './schemas.ts';
-import { SiteIdQuery } from '../../http/schemas.ts';
+import { SiteIdQuery } from '../../domain/schema-parts.ts';
 import { getDeploy, listDeploys, recordDeploy } from './service.ts';
 
 export async function deployRoutes(app: App) {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoTime, Nullable, NullableIsoTime, PagingQuery, Uuid } from '../../http/schemas.ts';
+import { IsoTime, Nullable, NullableIsoTime, PagingQuery, Uuid } from '../../domain/schema-parts.ts';
 
 const PageSnapshot = Type.Object({ page: Type.String(), score: Type.Number(), active_users: Type.Integer() });
 

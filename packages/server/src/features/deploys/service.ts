@@ -6,22 +6,22 @@ import type { Kysely } from 'kysely';
 import { iso, isoOrNull } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { queueEvent } from '../../events/outbox.ts';
-import type { AuthContext } from '../../http/access.ts';
-import { AppError, invalidInput } from '../../http/errors.ts';
-import { resolveSite } from '../../http/sites.ts';
+import type { AuthContext } from '../../domain/context.ts';
+import { AppError, invalidInput } from '../../domain/errors.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
 import { issueRate } from '../../pipeline/issue-rates.ts';
-import { effectiveConfig } from '../../pipeline/site-config.ts';
+import { effectiveConfig } from '../../domain/site-config.ts';
 import { overallScore } from '../../pipeline/scoring.ts';
-import { OPEN_STATUSES } from '../../pipeline/issues.ts';
+import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
 import type { Store } from '../../store/db.ts';
 import type { Database, DeploysTable } from '../../store/tables.ts';
 import { cleanHttpUrl } from '../sites/service.ts';
 import type { CreateDeployBody, DeployRecord } from './schemas.ts';
+import { DAY_MS } from '../../domain/time.ts';
 
 export const DEPLOY_MAX_AGE_MS = 48 * 60 * 60 * 1000;
 /** Clock skew allowed for a deployed_at just ahead of the server. */
 const FUTURE_SKEW_MS = 60 * 1000;
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function toDeployRecord(row: DeploysTable): DeployRecord {
   return {
@@ -61,7 +61,7 @@ export async function recordDeploy(store: Store, auth: AuthContext, input: Creat
   const verifies = (await verificationEnvironments(store.db, site.id)).has(environment);
   const issues = verifies
     ? await store.db.selectFrom('ux_issues').selectAll().where('site_id', '=', site.id)
-      .where('status', 'in', ['resolved', ...OPEN_STATUSES]).execute()
+      .where('status', 'in', ['resolved', ...OPEN_ISSUE_STATUSES]).execute()
     : [];
   // Before-rates: 7 days before resolution for resolved issues, before the deploy for open ones.
   const rates = await Promise.all(issues.map((issue) => {

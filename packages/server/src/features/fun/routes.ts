@@ -1,6 +1,6 @@
 // GET /v1/fun: no auth, no data, no rate limit. `fact` comes about half the time.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { randomDuckFact } from '../../http/ducks.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 

@@ -1,7 +1,7 @@
 // /healthz: the process answers. /readyz: and the store answers too.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
-import { AppError } from '../../http/errors.ts';
+import type { App } from '../../http/app-types.ts';
+import { AppError } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 
 const Status = Envelope(Type.Object({ status: Type.String() }));

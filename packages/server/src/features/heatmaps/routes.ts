@@ -1,13 +1,13 @@
 // Element and page heatmaps: click-based friction points of the last 30 days, most recent
 // first, as fractions (never pixels). Only rage, dead and disabled clicks make points.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { pageParam, QUERY_ACCESS } from '../../http/query.ts';
-import { resolveSite } from '../../http/sites.ts';
-import { HEATMAP_SIGNAL_TYPES } from '../../pipeline/weights.ts';
-import { DAY_MS } from '../../ingest/prepare.ts';
-import { cleanSelector, SELECTOR_MAX } from '../../ingest/normalize.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
+import { HEATMAP_SIGNAL_TYPES } from '../../domain/signals.ts';
+import { DAY_MS } from '../../domain/time.ts';
+import { cleanSelector, SELECTOR_MAX } from '../../domain/normalize.ts';
 
 export const ELEMENT_HEATMAP_MAX = 300;
 export const PAGE_HEATMAP_MAX = 500;

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
-import { resolveSite } from '../../http/sites.ts';
-import { IssueParams, IssueRecord, ListIssuesQuery, SiteQuery, UpdateIssueBody } from './schemas.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
+import { IssueParams, ListIssuesQuery, SiteQuery, UpdateIssueBody } from './schemas.ts';
+import { IssueRecord } from '../../domain/records/issue.ts';
 import { issueDetail, listIssues, siteOfIssue, updateIssue } from './service.ts';
 
 const Detail = Type.Intersect([IssueRecord, Type.Object({

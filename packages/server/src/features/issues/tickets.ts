@@ -1,10 +1,10 @@
 // POST /v1/manage/issues/{issue_id}/ticket: push an issue to Linear or GitHub as a ticket and
 // keep the tracker's id and URL on the issue.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { postJson } from '../../delivery/http-post.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { integrationConfig } from '../integrations/routes.ts';
 import { siteOfIssue } from './service.ts';

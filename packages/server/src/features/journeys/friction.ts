@@ -2,7 +2,7 @@
 // A traversal is two consecutive pageviews of a session; a signal qualifies for it when its
 // type decorates edges (tier 1 or 2), it matches the filter, and it happened on the source
 // page during the source visit or on the destination page during the destination visit.
-import { isEdgeDecorator } from '../../pipeline/weights.ts';
+import { isEdgeDecorator } from '../../domain/signals.ts';
 
 export const MAX_EDGES = 100;
 export const MAX_EXAMPLES = 5;

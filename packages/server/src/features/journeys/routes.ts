@@ -2,14 +2,14 @@
 // where that movement hurts.
 import { Type } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { iso } from '../../clock.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
-import { resolveSite } from '../../http/sites.ts';
-import { DAY_MS } from '../../ingest/prepare.ts';
-import { weightResolver } from '../../pipeline/weights.ts';
-import { loadSignalWeights } from '../../pipeline/site-config.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
+import { DAY_MS } from '../../domain/time.ts';
+import { weightResolver } from '../../domain/signals.ts';
+import { loadSignalWeights } from '../../domain/site-config.ts';
 import type { Database } from '../../store/tables.ts';
 import { flowEdges, frictionEdges, type JourneySession } from './friction.ts';
 

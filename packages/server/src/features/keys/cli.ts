@@ -4,8 +4,8 @@ import { KEY_TYPES, SCOPES, type KeyType, type Scope } from '../../auth/api-keys
 import { Secrets } from '../../auth/secrets.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
-import { AppError } from '../../http/errors.ts';
-import { UUID_PATTERN } from '../../http/sites.ts';
+import { AppError } from '../../domain/errors.ts';
+import { UUID_PATTERN } from '../../domain/tenancy.ts';
 import { openStore } from '../../store/db.ts';
 import { migrateToLatest } from '../../store/migrate.ts';
 import { createSiteKey } from './service.ts';

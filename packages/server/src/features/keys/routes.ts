@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { Deleted, SiteIdQuery } from '../../http/schemas.ts';
+import { Deleted, SiteIdQuery } from '../../domain/schema-parts.ts';
 import { CreatedKey, CreateKeyBody, KeyParams, KeyRecord } from './schemas.ts';
 import { createKey, listKeys, revokeKey } from './service.ts';
 

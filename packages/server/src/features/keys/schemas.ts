@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { KEY_TYPES, SCOPES } from '../../auth/api-keys.ts';
-import { IsoTime, Nullable, NullableIsoTime, Uuid } from '../../http/schemas.ts';
+import { IsoTime, Nullable, NullableIsoTime, Uuid } from '../../domain/schema-parts.ts';
 
 export const KeyRecord = Type.Object({
   id: Uuid,

@@ -1,18 +1,18 @@
 // GET /v1/query/mcp/context: one call that tells an assistant the state of a site. Every
 // section is capped so the answer stays small whatever the site's size.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
-import { resolveSite } from '../../http/sites.ts';
-import { OPEN_STATUSES } from '../../pipeline/issues.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
+import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
 import { recommendationFor } from '../../pipeline/recommendations.ts';
-import { ACTIVE_STATUSES } from '../../pipeline/alert-step.ts';
+import { ACTIVE_ALERT_STATUSES } from '../../domain/statuses.ts';
 import { siteSummary } from '../scores/service.ts';
 import { toDeployRecord } from '../deploys/service.ts';
 import { SEVERITY_ORDER } from '../issues/service.ts';
-import { toIssueRecord } from '../issues/record.ts';
-import { toAlertRecord } from '../alerts/record.ts';
+import { toIssueRecord } from '../../domain/records/issue.ts';
+import { toAlertRecord } from '../../domain/records/alert.ts';
 import { revenueAtRisk } from '../revenue/service.ts';
 
 export const CONTEXT_CAPS = { pages: 10, issues: 10, deploys: 5, alerts: 10, recommendations: 5 } as const;
@@ -40,12 +40,12 @@ export async function mcpContextRoutes(app: App) {
     const now = clock.now();
     const [summary, issues, openCount, deploys, alerts, activeCount, revenue] = await Promise.all([
       siteSummary(store, site.id),
-      store.db.selectFrom('ux_issues').selectAll().where('site_id', '=', site.id).where('status', 'in', OPEN_STATUSES)
+      store.db.selectFrom('ux_issues').selectAll().where('site_id', '=', site.id).where('status', 'in', OPEN_ISSUE_STATUSES)
         .orderBy(SEVERITY_ORDER).orderBy('severity_score', 'desc').orderBy('last_seen_at', 'desc').limit(CONTEXT_CAPS.issues).execute(),
-      store.db.selectFrom('ux_issues').select((eb) => eb.fn.countAll().as('n')).where('site_id', '=', site.id).where('status', 'in', OPEN_STATUSES).executeTakeFirstOrThrow(),
+      store.db.selectFrom('ux_issues').select((eb) => eb.fn.countAll().as('n')).where('site_id', '=', site.id).where('status', 'in', OPEN_ISSUE_STATUSES).executeTakeFirstOrThrow(),
       store.db.selectFrom('deploys').selectAll().where('site_id', '=', site.id).orderBy('deployed_at', 'desc').limit(CONTEXT_CAPS.deploys).execute(),
-      store.db.selectFrom('alerts').selectAll().where('site_id', '=', site.id).where('status', 'in', ACTIVE_STATUSES).orderBy('fired_at', 'desc').limit(CONTEXT_CAPS.alerts).execute(),
-      store.db.selectFrom('alerts').select((eb) => eb.fn.countAll().as('n')).where('site_id', '=', site.id).where('status', 'in', ACTIVE_STATUSES).executeTakeFirstOrThrow(),
+      store.db.selectFrom('alerts').selectAll().where('site_id', '=', site.id).where('status', 'in', ACTIVE_ALERT_STATUSES).orderBy('fired_at', 'desc').limit(CONTEXT_CAPS.alerts).execute(),
+      store.db.selectFrom('alerts').select((eb) => eb.fn.countAll().as('n')).where('site_id', '=', site.id).where('status', 'in', ACTIVE_ALERT_STATUSES).executeTakeFirstOrThrow(),
       revenueAtRisk(store.db, site.id, now),
     ]);
     const pages = (summary.site.pages as { page: string; score: number; trend: string; dominant_signal: string | null; active_users: number }[]).slice(0, CONTEXT_CAPS.pages);

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { Deleted } from '../../http/schemas.ts';
+import { Deleted } from '../../domain/schema-parts.ts';
 import { CreatedMember, CreateMemberBody, MemberParams, MemberRecord, UpdateMemberBody } from './schemas.ts';
 import { addMember, changeRole, listMembers, removeMember } from './service.ts';
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Email, IsoTime, Uuid } from '../../http/schemas.ts';
-import { ROLES } from '../../http/access.ts';
+import { Email, IsoTime, Uuid } from '../../domain/schema-parts.ts';
+import { ROLES } from '../../domain/context.ts';
 
 export const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)));
 

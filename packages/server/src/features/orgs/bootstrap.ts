@@ -4,7 +4,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { SCOPES } from '../../auth/api-keys.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import type { Secrets } from '../../auth/secrets.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import type { Store } from '../../store/db.ts';
 import { insertKey } from '../keys/service.ts';
 import { cleanName, insertSite } from '../sites/service.ts';

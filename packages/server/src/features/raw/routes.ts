@@ -2,11 +2,11 @@
 // event, streamed in keyset-paged chunks so memory stays flat however many rows there are).
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
-import { AppError, invalidInput } from '../../http/errors.ts';
+import type { App } from '../../http/app-types.ts';
+import { AppError, invalidInput } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
-import { resolveSite } from '../../http/sites.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
 import type { Store } from '../../store/db.ts';
 import { csvRow } from './csv.ts';
 import { RAW_TABLE_NAMES, RAW_TABLES, serializeRow, type RawTableName } from './tables.ts';

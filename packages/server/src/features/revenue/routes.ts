@@ -1,11 +1,11 @@
 // GET /v1/query/revenue and GET /v1/query/recommendations.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
-import { resolveSite } from '../../http/sites.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
 import { recommendationFor } from '../../pipeline/recommendations.ts';
-import { OPEN_STATUSES } from '../../pipeline/issues.ts';
+import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
 import { revenueAtRisk } from './service.ts';
 
 const Row = Type.Record(Type.String(), Type.Unknown());
@@ -52,7 +52,7 @@ export async function revenueRoutes(app: App) {
     const revenue = await revenueAtRisk(store.db, site.id, clock.now());
     const byIssue = new Map(revenue.issues.map((r) => [r.issue_id, r]));
     const issues = await store.db.selectFrom('ux_issues').selectAll().where('site_id', '=', site.id)
-      .where('status', 'in', OPEN_STATUSES).execute();
+      .where('status', 'in', OPEN_ISSUE_STATUSES).execute();
     const total = revenue.total_monthly_revenue_at_risk_cents;
     const recommendations = issues.map((issue) => {
       const money = byIssue.get(issue.id)?.monthly_revenue_at_risk_cents ?? null;

@@ -3,8 +3,8 @@
 // friction at all (calm). Gap x affected sessions x average value = monthly revenue at risk.
 import { sql, type Kysely } from 'kysely';
 import type { Database, UxIssuesTable } from '../../store/tables.ts';
-import { effectiveConfig } from '../../pipeline/site-config.ts';
-import { OPEN_STATUSES } from '../../pipeline/issues.ts';
+import { effectiveConfig } from '../../domain/site-config.ts';
+import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
 import { DEFAULT_CONVERSION_EVENTS } from '../../ingest/settings.ts';
 
 export const REVENUE_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
@@ -54,7 +54,7 @@ export async function revenueAtRisk(db: Kysely<Database>, siteId: string, now: n
   const averageValueCents = amounts.length ? Math.round(amounts.reduce((a, b) => a + b, 0) / amounts.length) : revenue.average_value_cents ?? null;
   const averageSource = amounts.length ? 'observed' : revenue.average_value_cents !== undefined ? 'config' : null;
 
-  const issues = await db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).where('status', 'in', OPEN_STATUSES)
+  const issues = await db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).where('status', 'in', OPEN_ISSUE_STATUSES)
     .orderBy('severity_score', 'desc').execute();
   const results: IssueRevenue[] = [];
   for (const issue of issues) results.push(await issueRevenue(db, issue, since, now, averageValueCents));

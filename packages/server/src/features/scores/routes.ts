@@ -1,12 +1,13 @@
 // Score routes: the site summary, one page in detail, trends, a side-by-side comparison and
 // the elements with the most friction.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { pageParam, QUERY_ACCESS } from '../../http/query.ts';
-import { Nullable } from '../../http/schemas.ts';
-import { resolveSite } from '../../http/sites.ts';
+import { Nullable } from '../../domain/schema-parts.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
 import { compare, pageDetail, siteSummary, topElements, trends } from './service.ts';
+import { DAY_MS } from '../../domain/time.ts';
 
 const SiteId = { site_id: Type.Optional(Type.String({ maxLength: 64 })) };
 const Page = Type.String({ minLength: 1, maxLength: 2048, description: 'A page path, e.g. /checkout' });
@@ -16,7 +17,6 @@ const Element = Type.Object({
   signals: Type.Record(Type.String(), Type.Integer()), dominant_signal: Type.String(), affected_users: Type.Integer(),
   recommendation: Type.String(),
 });
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export async function scoreRoutes(app: App) {
   const { store, clock } = app.services;

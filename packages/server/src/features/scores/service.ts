@@ -2,7 +2,7 @@
 // per-element friction.
 import { sql } from 'kysely';
 import { iso } from '../../clock.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { budgetConsumption, matchesPattern, type BudgetPeriod } from '../../pipeline/budgets.ts';
 import { recommendationFor } from '../../pipeline/recommendations.ts';
 import { DUCK_LABELS, duckState, overallScore, type DuckState } from '../../pipeline/scoring.ts';
@@ -11,10 +11,10 @@ import { RAW_TABLES, serializeRow } from '../raw/tables.ts';
 import { SEVERITY_ORDER } from '../issues/service.ts';
 import { toAnnotation } from '../annotations/routes.ts';
 import { toDeployRecord } from '../deploys/service.ts';
-import { OPEN_STATUSES } from '../../pipeline/issues.ts';
+import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
+import { ACTIVE_ALERT_STATUSES } from '../../domain/statuses.ts';
+import { DAY_MS } from '../../domain/time.ts';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-export const ACTIVE_ALERT_STATUSES = ['fired', 'acknowledged', 'investigating'] as const;
 
 export const serializePageScore = (row: Record<string, unknown>) => serializeRow(RAW_TABLES.page_scores, row);
 const serializeHistory = (row: Record<string, unknown>) => serializeRow(RAW_TABLES.score_history, row);
@@ -103,7 +103,7 @@ export async function pageDetail(store: Store, siteId: string, page: string, now
     store.db.selectFrom('alerts').selectAll().where('site_id', '=', siteId).where('page', '=', page)
       .where('status', 'in', ACTIVE_ALERT_STATUSES).orderBy('fired_at', 'desc').execute(),
     store.db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).where('page', '=', page)
-      .where('status', 'in', OPEN_STATUSES).orderBy(SEVERITY_ORDER).orderBy('last_seen_at', 'desc').execute(),
+      .where('status', 'in', OPEN_ISSUE_STATUSES).orderBy(SEVERITY_ORDER).orderBy('last_seen_at', 'desc').execute(),
     store.db.selectFrom('deploys').selectAll().where('site_id', '=', siteId).orderBy('deployed_at', 'desc').limit(5).execute(),
     store.db.selectFrom('annotations').selectAll().where('site_id', '=', siteId)
       .where((eb) => eb.or([eb('page', 'is', null), eb('page', '=', page)]))
@@ -143,7 +143,7 @@ export async function compare(store: Store, siteId: string, a: string, b: string
   const side = async (page: string) => {
     const row = await pageSeen(store, siteId, page);
     const open = await store.db.selectFrom('ux_issues').select((eb) => eb.fn.countAll().as('n'))
-      .where('site_id', '=', siteId).where('page', '=', page).where('status', 'in', OPEN_STATUSES).executeTakeFirstOrThrow();
+      .where('site_id', '=', siteId).where('page', '=', page).where('status', 'in', OPEN_ISSUE_STATUSES).executeTakeFirstOrThrow();
     return {
       page,
       score: row?.score ?? null,

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { authenticate } from '../../http/access.ts';
 import { openCors } from '../../http/cors.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { resolveSite } from '../../http/sites.ts';
-import { SdkConfigPatch, SdkConfigRecord } from './schemas.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
+import { SdkConfigPatch, SdkConfigRecord } from '../../domain/sdk-config.ts';
 import { checkEnvironment, effectiveConfig, listConfigs, patchConfig, publicConfig } from './service.ts';
 
 const PublicConfig = Type.Object({

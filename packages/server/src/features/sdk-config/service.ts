@@ -3,11 +3,11 @@
 import { v7 as uuidv7 } from 'uuid';
 import { isoOrNull } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
-import type { AuthContext } from '../../http/access.ts';
-import { invalidInput } from '../../http/errors.ts';
+import type { AuthContext } from '../../domain/context.ts';
+import { invalidInput } from '../../domain/errors.ts';
 import type { Store } from '../../store/db.ts';
-import { ENVIRONMENT_PATTERN, type SdkConfig, type SdkConfigPatch } from './schemas.ts';
-export { effectiveConfig } from '../../pipeline/site-config.ts';
+import { ENVIRONMENT_PATTERN, type SdkConfig, type SdkConfigPatch } from '../../domain/sdk-config.ts';
+export { effectiveConfig } from '../../domain/site-config.ts';
 
 export function checkEnvironment(environment: string): string {
   if (!ENVIRONMENT_PATTERN.test(environment)) throw invalidInput('environment', 'must be 1 to 64 letters, digits, dots, dashes or underscores');

@@ -3,8 +3,8 @@
 // data-key and sends to the origin it was loaded from. Outside /v1 and open to any site.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../app.ts';
-import { AppError } from '../../http/errors.ts';
+import type { App } from '../../http/app-types.ts';
+import { AppError } from '../../domain/errors.ts';
 import { loadSdkScript, type SdkScript } from './build.ts';
 
 export const SHORT_CACHE = 'public, max-age=300';

@@ -1,12 +1,12 @@
 // GET /v1/query/session: the session, every event in order, and its narrative.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { iso } from '../../clock.ts';
-import { AppError } from '../../http/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
-import { IsoTime, Nullable } from '../../http/schemas.ts';
-import { resolveSite } from '../../http/sites.ts';
+import { IsoTime, Nullable } from '../../domain/schema-parts.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
 import { buildNarrative } from './narrative.ts';
 
 const SESSION_ID = /^[0-9a-fA-F]{32}$/;

@@ -1,10 +1,10 @@
 // Org settings: the duck facts toggle (spec, Errors rule 6).
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { iso } from '../../clock.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { IsoTime, Uuid } from '../../http/schemas.ts';
+import { IsoTime, Uuid } from '../../domain/schema-parts.ts';
 import type { Store } from '../../store/db.ts';
 
 const SettingsRecord = Type.Object({ org_id: Uuid, duck_facts: Type.Boolean(), updated_at: IsoTime });

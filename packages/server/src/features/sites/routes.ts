@@ -1,6 +1,6 @@
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { Deleted } from '../../http/schemas.ts';
+import { Deleted } from '../../domain/schema-parts.ts';
 import { Type } from '@sinclair/typebox';
 import { CreateSiteBody, SiteParams, SiteRecord, UpdateSiteBody } from './schemas.ts';
 import { createSite, deleteSite, listSites, purgeDeletedSites, updateSite } from './service.ts';

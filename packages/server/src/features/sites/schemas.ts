@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { HttpUrl, IsoTime, Name, Uuid } from '../../http/schemas.ts';
+import { HttpUrl, IsoTime, Name, Uuid } from '../../domain/schema-parts.ts';
 
 const Origins = Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 50, description: 'Origins allowed to send ingest batches; empty allows any' });
 

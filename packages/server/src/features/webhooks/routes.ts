@@ -2,18 +2,18 @@
 // sealed at rest (AES-256-GCM) and never returned after creation; targets must be public.
 import { Type } from '@sinclair/typebox';
 import { v7 as uuidv7 } from 'uuid';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { iso, isoOrNull } from '../../clock.ts';
 import { checkTarget } from '../../delivery/targets.ts';
 import { generateWebhookSecret } from '../../delivery/signing.ts';
 import { attemptDelivery } from '../../delivery/worker.ts';
 import { EVENT_TYPES } from '../../events/outbox.ts';
-import type { AuthContext } from '../../http/access.ts';
-import { AppError } from '../../http/errors.ts';
+import type { AuthContext } from '../../domain/context.ts';
+import { AppError } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { Deleted, IsoTime, PagingQuery, Uuid } from '../../http/schemas.ts';
-import { resolveSite } from '../../http/sites.ts';
+import { Deleted, IsoTime, PagingQuery, Uuid } from '../../domain/schema-parts.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
 import type { Store } from '../../store/db.ts';
 import type { WebhookDeliveriesTable, WebhooksTable } from '../../store/tables.ts';
 

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../app.ts';
+import type { App } from '../../http/app-types.ts';
 import { SCOPES } from '../../auth/api-keys.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { Nullable, Uuid } from '../../http/schemas.ts';
+import { Nullable, Uuid } from '../../domain/schema-parts.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 
 const Whoami = Type.Object({

@@ -2,8 +2,8 @@
 // another environment's config overrides it key by key.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
-import type { SdkConfig } from '../features/sdk-config/schemas.ts';
-import type { WeightOverrides } from './weights.ts';
+import type { SdkConfig } from './sdk-config.ts';
+import type { WeightOverrides } from './signals.ts';
 
 /** The effective config of an environment: production's, overridden by the environment's own. */
 export async function effectiveConfig(db: Kysely<Database>, siteId: string, environment: string): Promise<{ config: SdkConfig; updatedAt: number | null }> {

@@ -1,0 +1,46 @@
+// Who is calling, and the context every service call carries. Authentication (http/access.ts)
+// builds the AuthContext; routes, MCP tools and CLI commands each build a ServiceContext from
+// it and pass it to services, which take tenancy and audit attribution from it, never from input.
+import type { Kysely } from 'kysely';
+import type { Scope, KeyType } from '../auth/api-keys.ts';
+import type { Database } from '../store/tables.ts';
+
+export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
+export type Role = (typeof ROLES)[number];
+export const roleRank = (role: Role) => ROLES.indexOf(role);
+
+export interface AuthContext {
+  kind: 'key' | 'jwt';
+  org: { id: string; name: string; duckFacts: boolean };
+  /** The key's own site; null for org-scoped keys and user JWTs. */
+  site: { id: string; name: string; url: string } | null;
+  keyType: KeyType | 'jwt';
+  keyId: string | null;
+  scopes: Scope[];
+  user: { id: string; email: string } | null;
+  role: Role | null;
+  jti: string | null;
+  tokenExpiresAt: number | null;
+}
+
+/** A logger with pino's shape; services log through it, never through console. */
+export interface Log {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface ServiceContext {
+  auth: AuthContext;
+  db: Kysely<Database>;
+  /** The time of the request, from the injected clock. */
+  now: number;
+  requestId: string;
+  log: Log;
+}
+
+/** Who acted, for the audit log and activity records. */
+export function actorOf(auth: AuthContext): { type: 'user' | 'key'; id: string | null; label: string } {
+  if (auth.user) return { type: 'user', id: auth.user.id, label: auth.user.email };
+  return { type: 'key', id: auth.keyId, label: `key:${auth.keyId}` };
+}

@@ -1,0 +1,43 @@
+// The issue as the query API lists it; webhook events carry the same record.
+import { Type, type Static } from '@sinclair/typebox';
+import { IsoTime, Nullable, NullableIsoTime, Uuid } from '../schema-parts.ts';
+import { iso, isoOrNull } from '../../clock.ts';
+import type { UxIssuesTable } from '../../store/tables.ts';
+
+export const IssueRecord = Type.Object({
+  id: Uuid,
+  site_id: Uuid,
+  title: Type.String(),
+  page: Type.String(),
+  element_selector: Type.String(),
+  element_label: Nullable(Type.String()),
+  type: Type.String({ description: 'The signal type (the field is type, not signal_type)' }),
+  severity: Type.String(),
+  severity_score: Type.Number({ description: 'Computed 0-100 score (see docs/issues.md)' }),
+  severity_source: Type.String({ description: 'computed, or manual when set by PATCH' }),
+  status: Type.String(),
+  assigned_to: Nullable(Type.String()),
+  signal_count: Type.Integer({ description: 'Signals since the issue was first seen' }),
+  session_count: Type.Integer({ description: 'Sessions affected in the last 24 hours' }),
+  user_count: Type.Integer({ description: 'Users affected in the last 24 hours' }),
+  first_seen_at: IsoTime,
+  last_seen_at: IsoTime,
+  resolved_at: NullableIsoTime,
+  status_changed_at: IsoTime,
+  created_at: IsoTime,
+  updated_at: IsoTime,
+  ticket: Nullable(Type.Object({ provider: Type.String(), id: Type.String(), url: Type.String() })),
+});
+export type IssueRecord = Static<typeof IssueRecord>;
+
+export function toIssueRecord(i: UxIssuesTable): IssueRecord {
+  return {
+    id: i.id, site_id: i.site_id, title: i.title, page: i.page, element_selector: i.element_selector,
+    element_label: i.element_label, type: i.type, severity: i.severity, severity_score: i.severity_score,
+    severity_source: i.severity_manual ? 'manual' : 'computed', status: i.status, assigned_to: i.assigned_to,
+    signal_count: i.signal_count, session_count: i.session_count, user_count: i.user_count,
+    first_seen_at: iso(i.first_seen_at), last_seen_at: iso(i.last_seen_at), resolved_at: isoOrNull(i.resolved_at),
+    status_changed_at: iso(i.status_changed_at), created_at: iso(i.created_at), updated_at: iso(i.updated_at),
+    ticket: i.ticket_id ? { provider: i.ticket_provider!, id: i.ticket_id, url: i.ticket_url! } : null,
+  };
+}

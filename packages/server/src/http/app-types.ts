@@ -1,0 +1,40 @@
+// The types every route module shares, in a leaf module so that importing them never closes
+// a circle through app.ts (which imports every route).
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from '../config.ts';
+import type { Clock } from '../clock.ts';
+import type { Store } from '../store/db.ts';
+import type { Secrets } from '../auth/secrets.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import type { Metrics } from './metrics.ts';
+import type { IngestWriter } from '../ingest/store-batch.ts';
+import type { Resolver, TargetPolicy } from '../delivery/targets.ts';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  limiter: RateLimiter;
+  /** Pino options or false; tests pass false. */
+  logger?: FastifyServerOptions['logger'];
+  /** DNS for outbound targets; tests inject one so no request ever leaves the machine. */
+  resolver?: Resolver;
+}
+
+export interface Services extends AppDeps { secrets: Secrets; metrics: Metrics; ingest: IngestWriter; targets: TargetPolicy }
+
+export interface RouteTable {
+  methodsFor(path: string): string[];
+  list(): { url: string; methods: string[] }[];
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+    /** Every route's pattern and methods, as registered (405 handling, the OpenAPI test). */
+    routeTable: RouteTable;
+  }
+}
+
+export type App = FastifyInstance<any, any, any, any, TypeBoxTypeProvider>;
