@@ -3,12 +3,14 @@
 // a sibling site of the key's own org is 403. A row named by id (a webhook, an alert, a rule)
 // is found only within the caller's org and, for a site-scoped key, its site; else 404.
 import type { Kysely, Selectable } from 'kysely';
-import type { Store } from '../store/db.ts';
 import type { Database } from '../store/tables.ts';
-import type { AuthContext } from './context.ts';
+import type { ServiceContext } from './context.ts';
 import { AppError } from './errors.ts';
 
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What a tenancy check needs of a service context. */
+export type TenantContext = Pick<ServiceContext, 'db' | 'auth'>;
 
 export interface SiteRef { id: string; org_id: string; name: string; url: string }
 
@@ -18,9 +20,9 @@ export function assertUuid(value: string, field: string): string {
 }
 
 /** A site of the caller's org that the credential may use, or the matching error. */
-export async function siteInScope(store: Store, auth: AuthContext, siteId: string): Promise<SiteRef> {
+export async function siteInScope({ db, auth }: TenantContext, siteId: string): Promise<SiteRef> {
   const id = assertUuid(siteId, 'site_id');
-  const site = await store.db.selectFrom('sites').select(['id', 'org_id', 'name', 'url'])
+  const site = await db.selectFrom('sites').select(['id', 'org_id', 'name', 'url'])
     .where('id', '=', id).where('org_id', '=', auth.org.id).where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!site) throw new AppError('not_found', 'Site not found');
@@ -31,8 +33,9 @@ export async function siteInScope(store: Store, auth: AuthContext, siteId: strin
 }
 
 /** The site named by `site_id`, or the key's own site when it is omitted. */
-export async function resolveSite(store: Store, auth: AuthContext, siteId: string | undefined): Promise<SiteRef> {
-  if (siteId !== undefined && siteId !== '') return siteInScope(store, auth, siteId);
+export async function resolveSite(ctx: TenantContext, siteId: string | undefined): Promise<SiteRef> {
+  const { auth } = ctx;
+  if (siteId !== undefined && siteId !== '') return siteInScope(ctx, siteId);
   if (!auth.site) throw new AppError('missing_site_id', 'site_id is required for org-level credentials');
   return { ...auth.site, org_id: auth.org.id };
 }
@@ -46,7 +49,7 @@ export type SiteOwnedTable = 'webhooks' | 'integrations' | 'alerts' | 'alert_rul
  * tenant's ids never confirm that they exist.
  */
 export async function rowInTenant<T extends SiteOwnedTable>(
-  db: Kysely<Database>, auth: AuthContext, table: T, id: string, what: string,
+  { db, auth }: TenantContext, table: T, id: string, what: string,
 ): Promise<Selectable<Database[T]>> {
   // Kysely cannot type a join over a table chosen at run time; the result is typed by `table`.
   const loose = db as unknown as Kysely<any>;

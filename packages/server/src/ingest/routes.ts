@@ -15,7 +15,7 @@ import { siteInScope } from '../domain/tenancy.ts';
 import { DEVELOPMENT_ENVIRONMENTS, isBotUserAgent } from '../domain/normalize.ts';
 import { prepareEvents } from './prepare.ts';
 import { BatchDocument, checkBatch, firstFailure, INGEST_BODY_LIMIT, type Batch } from './schemas.ts';
-import { loadIngestSettings } from './settings.ts';
+import { loadIngestSettings } from '../domain/site-settings.ts';
 
 const IngestResult = Type.Object({
   accepted: Type.Integer({ description: 'Valid events: stored now, or already stored by an earlier try of the same batch' }),
@@ -158,7 +158,7 @@ async function ingestSite(app: App, auth: AuthContext, batch: Batch) {
   const { store } = app.services;
   let siteId: string;
   if (auth.site && !batch.site_id) siteId = auth.site.id;
-  else if (batch.site_id) siteId = (await siteInScope(store, auth, batch.site_id)).id;
+  else if (batch.site_id) siteId = (await siteInScope({ db: store.db, auth: auth }, batch.site_id)).id;
   else throw new AppError('missing_site_id', 'An org-scoped key must name the site with site_id');
   const row = await store.db.selectFrom('sites').select(['id', 'allowed_origins'])
     .where('id', '=', siteId).where('deleted_at', 'is', null).executeTakeFirst();

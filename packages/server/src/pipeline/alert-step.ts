@@ -14,7 +14,7 @@ import { matchesPattern } from './budgets.ts';
 import { BASELINE_MS } from './scoring.ts';
 import { alertSeverity, evaluatePage, evaluateSite, SITE_TRIGGERS, type Firing, type HistoryPoint, type PageContext } from './triggers.ts';
 import { effectiveConfig } from '../domain/site-config.ts';
-import { DEFAULT_CONVERSION_EVENTS } from '../ingest/settings.ts';
+import { DEFAULT_CONVERSION_EVENTS } from '../domain/site-settings.ts';
 import { ACTIVE_ALERT_STATUSES } from '../domain/statuses.ts';
 import { DAY_MS } from '../domain/time.ts';
 

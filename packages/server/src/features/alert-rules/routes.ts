@@ -20,7 +20,7 @@ export async function alertRuleRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ rules: Type.Array(AlertRuleRecord) })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     return ok({ rules: await listRules(store, site.id) });
   });
 
@@ -28,7 +28,7 @@ export async function alertRuleRoutes(app: App) {
     config: { access: write },
     schema: { tags: ['alert-rules'], summary: 'Create an alert rule', body: CreateAlertRuleBody, response: { 201: Envelope(AlertRuleRecord) } },
   }, async (request, reply) => {
-    const site = await resolveSite(store, request.auth!, request.body.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.body.site_id);
     reply.code(201);
     return ok(await createRule(store, request.auth!, site.id, request.body, clock.now()));
   });

@@ -59,7 +59,7 @@ async function loadRule(store: Store, auth: AuthContext, id: string) {
   const rule = await store.db.selectFrom('alert_rules').innerJoin('sites', 'sites.id', 'alert_rules.site_id').selectAll('alert_rules')
     .where('alert_rules.id', '=', id.toLowerCase()).where('sites.org_id', '=', auth.org.id).where('sites.deleted_at', 'is', null).executeTakeFirst();
   if (!rule || (auth.site && auth.site.id !== rule.site_id)) throw new AppError('not_found', 'Alert rule not found');
-  await siteInScope(store, auth, rule.site_id);
+  await siteInScope({ db: store.db, auth: auth }, rule.site_id);
   return rule;
 }
 

@@ -44,7 +44,7 @@ export async function alertRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ alerts: Type.Array(Row), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     const offset = request.query.offset ?? 0;
     const limit = request.query.limit ?? 50;
     let filtered = store.db.selectFrom('alerts').where('site_id', '=', site.id);
@@ -68,7 +68,7 @@ export async function alertRoutes(app: App) {
       response: { 200: Envelope(Type.Intersect([Row, Type.Object({ timeline: Type.Array(Row) })])) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     const alert = await alertQuery(store).where('alerts.site_id', '=', site.id).where('alerts.id', '=', request.params.alert_id.toLowerCase()).executeTakeFirst();
     if (!alert) throw new AppError('not_found', 'Alert not found');
     const timeline = await store.db.selectFrom('alert_timeline').selectAll().where('alert_id', '=', alert.id).orderBy('created_at').orderBy('id').execute();

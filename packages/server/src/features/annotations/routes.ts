@@ -8,7 +8,7 @@ import { iso } from '../../clock.ts';
 import { actorOf } from '../../domain/context.ts';
 import { invalidInput } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { pageParam } from '../../http/query.ts';
+import { pageParam } from '../../domain/site-settings.ts';
 import { IsoTime, Nullable, SiteIdQuery, Uuid } from '../../domain/schema-parts.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
 
@@ -34,10 +34,10 @@ export async function annotationRoutes(app: App) {
   }, async (request, reply) => {
     const auth = request.auth!;
     // The site from the body or, as on the other /manage routes, the query string.
-    const site = await resolveSite(store, auth, request.body.site_id ?? request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: auth }, request.body.site_id ?? request.query.site_id);
     const message = request.body.message.trim();
     if (!message) throw invalidInput('message', 'must not be blank');
-    const page = request.body.page === undefined ? null : await pageParam(store, site.id, request.body.page);
+    const page = request.body.page === undefined ? null : await pageParam(store.db, site.id, request.body.page);
     const now = clock.now();
     const row = { id: uuidv7(), site_id: site.id, page, message, author: actorOf(auth).label, created_at: now };
     await store.db.transaction().execute(async (trx) => {

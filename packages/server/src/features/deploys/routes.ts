@@ -26,7 +26,7 @@ export async function deployRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ deploys: Type.Array(DeployRecord), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     return ok(await listDeploys(store, site.id, request.query.environment, request.query.offset ?? 0, request.query.limit ?? 50));
   });
 
@@ -39,7 +39,7 @@ export async function deployRoutes(app: App) {
       response: { 200: Envelope(Type.Intersect([DeployRecord, Type.Object({ related_issues: Type.Array(RelatedIssue) })])) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     return ok(await getDeploy(store, site.id, request.params.deploy_id.toLowerCase()));
   });
 }

@@ -48,7 +48,7 @@ async function verificationEnvironments(db: Kysely<Database>, siteId: string): P
 }
 
 export async function recordDeploy(store: Store, auth: AuthContext, input: CreateDeployBody, now: number): Promise<DeployRecord> {
-  const site = await resolveSite(store, auth, input.site_id);
+  const site = await resolveSite({ db: store.db, auth: auth }, input.site_id);
   let deployedAt = now;
   if (input.deployed_at) {
     deployedAt = Date.parse(input.deployed_at);

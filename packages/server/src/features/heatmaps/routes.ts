@@ -3,7 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { pageParam, QUERY_ACCESS } from '../../http/query.ts';
+import { QUERY_ACCESS } from '../../http/query.ts';
+import { pageParam } from '../../domain/site-settings.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
 import { HEATMAP_SIGNAL_TYPES } from '../../domain/signals.ts';
 import { DAY_MS } from '../../domain/time.ts';
@@ -32,8 +33,8 @@ export async function heatmapRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ page: Type.String(), selector: Type.String(), count: Type.Integer(), points: Type.Array(ElementPoint) })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
-    const page = await pageParam(store, site.id, request.query.page);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
+    const page = await pageParam(store.db, site.id, request.query.page);
     // Cleaned as ingest cleans stored selectors, so a selector that held personal data still matches.
     const selector = cleanSelector(request.query.selector);
     const rows = await store.db.selectFrom('signals').select(['rx', 'ry', 'signal_type'])
@@ -53,8 +54,8 @@ export async function heatmapRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ page: Type.String(), count: Type.Integer(), points: Type.Array(PagePoint) })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
-    const page = await pageParam(store, site.id, request.query.page);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
+    const page = await pageParam(store.db, site.id, request.query.page);
     const rows = await store.db.selectFrom('signals').select(['vx', 'vy', 'signal_type', 'element'])
       .where('site_id', '=', site.id).where('page', '=', page)
       .where('signal_type', 'in', HEATMAP_SIGNAL_TYPES).where('vx', 'is not', null)

@@ -73,7 +73,7 @@ export async function integrationRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ integrations: Type.Array(IntegrationRecord) })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     const rows = await store.db.selectFrom('integrations').selectAll().where('site_id', '=', site.id).orderBy('provider').execute();
     return ok({ integrations: rows.map(toRecord) });
   });
@@ -91,7 +91,7 @@ export async function integrationRoutes(app: App) {
     },
   }, async (request, reply) => {
     const auth = request.auth!;
-    const site = await resolveSite(store, auth, request.body.site_id);
+    const site = await resolveSite({ db: store.db, auth: auth }, request.body.site_id);
     const provider = request.body.provider as Provider;
     const config = request.body.config;
     if (!CHECKS[provider].Check(config)) {

@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
-import { resolveSite } from '../../domain/tenancy.ts';
+import { contextOf } from '../../http/context.ts';
 import { IssueParams, ListIssuesQuery, SiteQuery, UpdateIssueBody } from './schemas.ts';
 import { IssueRecord } from '../../domain/records/issue.ts';
-import { issueDetail, listIssues, siteOfIssue, updateIssue } from './service.ts';
+import { issueDetail, listIssues, updateIssue } from './service.ts';
 
 const Detail = Type.Intersect([IssueRecord, Type.Object({
   evidence: Type.Array(Type.Record(Type.String(), Type.Unknown())),
@@ -16,18 +16,13 @@ const Detail = Type.Intersect([IssueRecord, Type.Object({
 })]);
 
 export async function issueRoutes(app: App) {
-  const { store, clock } = app.services;
-
   app.get('/query/issues', {
     config: { access: QUERY_ACCESS },
     schema: {
       tags: ['query'], summary: 'UX issues, most severe first, then most recently seen', querystring: ListIssuesQuery,
       response: { 200: Envelope(Type.Object({ issues: Type.Array(IssueRecord), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() })) },
     },
-  }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
-    return ok(await listIssues(store, site.id, request.query.status, request.query.offset ?? 0, request.query.limit ?? 50));
-  });
+  }, async (request) => ok(await listIssues({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/issues/:issue_id', {
     config: { access: QUERY_ACCESS },
@@ -35,10 +30,7 @@ export async function issueRoutes(app: App) {
       tags: ['query'], summary: 'One issue with evidence, linked sessions, verification history, deploy correlation and activity',
       params: IssueParams, querystring: SiteQuery, response: { 200: Envelope(Detail) },
     },
-  }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
-    return ok(await issueDetail(store, site.id, request.params.issue_id));
-  });
+  }, async (request) => ok(await issueDetail({ ctx: contextOf(request), input: { ...request.query, ...request.params } })));
 
   app.patch('/manage/issues/:issue_id', {
     config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'member' } },
@@ -46,8 +38,5 @@ export async function issueRoutes(app: App) {
       tags: ['issues'], summary: 'Triage an issue: status, note, assignee, severity (all optional)',
       params: IssueParams, querystring: SiteQuery, body: UpdateIssueBody, response: { 200: Envelope(IssueRecord) },
     },
-  }, async (request) => {
-    const siteId = await siteOfIssue(store, request.auth!, request.params.issue_id, request.query.site_id);
-    return ok(await updateIssue(store, request.auth!, siteId, request.params.issue_id, request.body, clock.now()));
-  });
+  }, async (request) => ok(await updateIssue({ ctx: contextOf(request), input: { ...request.body, ...request.query, ...request.params } })));
 }

@@ -1,23 +1,30 @@
 // UX issues: the list, one issue in full, and the lifecycle a person drives with PATCH.
+// Each service takes ({ ctx, input }), resolves the site within the caller's tenancy first,
+// and throws domain errors; routes, MCP tools and the CLI call these the same way.
 import { v7 as uuidv7 } from 'uuid';
 import { sql } from 'kysely';
 import { iso, isoOrNull } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { queueEvent } from '../../events/outbox.ts';
-import { actorOf, type AuthContext } from '../../domain/context.ts';
+import { actorOf, type ServiceContext } from '../../domain/context.ts';
+import { resolveSite, rowInTenant } from '../../domain/tenancy.ts';
 import { AppError } from '../../domain/errors.ts';
 import { severityOf } from '../../pipeline/issues.ts';
 import type { Severity } from '../../domain/statuses.ts';
 import { toIssueRecord, type IssueRecord } from '../../domain/records/issue.ts';
-import type { Store } from '../../store/db.ts';
 import type { UxIssuesTable } from '../../store/tables.ts';
-import type { UpdateIssueBody } from './schemas.ts';
+import type { ListIssuesQuery, UpdateIssueBody } from './schemas.ts';
+import type { Static } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/tables.ts';
 
 const DEPLOY_WINDOW_MS = 48 * 60 * 60 * 1000;
 export const SEVERITY_ORDER = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 else 3 end`;
 
-export async function listIssues(store: Store, siteId: string, status: string | undefined, offset: number, limit: number) {
-  let query = store.db.selectFrom('ux_issues').where('site_id', '=', siteId);
+export async function listIssues({ ctx, input }: { ctx: ServiceContext; input: Static<typeof ListIssuesQuery> }) {
+  const site = await resolveSite(ctx, input.site_id);
+  const { status, offset = 0, limit = 50 } = input;
+  let query = ctx.db.selectFrom('ux_issues').where('site_id', '=', site.id);
   if (status) query = query.where('status', '=', status);
   const [rows, count] = await Promise.all([
     query.selectAll().orderBy(SEVERITY_ORDER).orderBy('last_seen_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
@@ -26,27 +33,29 @@ export async function listIssues(store: Store, siteId: string, status: string | 
   return { issues: rows.map(toIssueRecord), total: Number(count.n), offset, limit };
 }
 
-async function loadIssue(store: Store, siteId: string, id: string) {
-  const issue = await store.db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).where('id', '=', id.toLowerCase()).executeTakeFirst();
+async function loadIssue(db: Kysely<Database>, siteId: string, id: string) {
+  const issue = await db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).where('id', '=', id.toLowerCase()).executeTakeFirst();
   if (!issue) throw new AppError('not_found', 'Issue not found');
   return issue;
 }
 
-export async function issueDetail(store: Store, siteId: string, id: string) {
-  const issue = await loadIssue(store, siteId, id);
+export async function issueDetail({ ctx, input }: { ctx: ServiceContext; input: { issue_id: string; site_id?: string } }) {
+  const site = await resolveSite(ctx, input.site_id);
+  const siteId = site.id;
+  const issue = await loadIssue(ctx.db, siteId, input.issue_id);
   const [evidence, verifications, activity, deploysBefore] = await Promise.all([
-    store.db.selectFrom('issue_evidence').leftJoin('signals', 'signals.id', 'issue_evidence.signal_id')
+    ctx.db.selectFrom('issue_evidence').leftJoin('signals', 'signals.id', 'issue_evidence.signal_id')
       .select(['issue_evidence.signal_id', 'issue_evidence.sid', 'issue_evidence.occurred_at', 'signals.label', 'signals.confidence', 'signals.rx', 'signals.ry'])
       .where('issue_evidence.issue_id', '=', issue.id).orderBy('issue_evidence.occurred_at', 'desc').limit(20).execute(),
-    store.db.selectFrom('issue_verifications').selectAll().where('issue_id', '=', issue.id).orderBy('created_at', 'desc').execute(),
-    store.db.selectFrom('issue_activity').selectAll().where('issue_id', '=', issue.id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute(),
-    store.db.selectFrom('deploys').select(['id', 'version', 'environment', 'deployed_at', 'delta'])
+    ctx.db.selectFrom('issue_verifications').selectAll().where('issue_id', '=', issue.id).orderBy('created_at', 'desc').execute(),
+    ctx.db.selectFrom('issue_activity').selectAll().where('issue_id', '=', issue.id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute(),
+    ctx.db.selectFrom('deploys').select(['id', 'version', 'environment', 'deployed_at', 'delta'])
       .where('site_id', '=', siteId).where('deployed_at', '<=', issue.first_seen_at).where('deployed_at', '>=', issue.first_seen_at - DEPLOY_WINDOW_MS)
       .orderBy('deployed_at', 'desc').limit(1).execute(),
   ]);
   const sids = [...new Set(evidence.map((e) => e.sid))];
   const sessions = sids.length
-    ? await store.db.selectFrom('sessions').select(['sid', 'first_seen_at', 'last_seen_at', 'entry_page', 'converted', 'device_type'])
+    ? await ctx.db.selectFrom('sessions').select(['sid', 'first_seen_at', 'last_seen_at', 'entry_page', 'converted', 'device_type'])
       .where('site_id', '=', siteId).where('sid', 'in', sids).orderBy('last_seen_at', 'desc').execute()
     : [];
   return {
@@ -65,25 +74,17 @@ export async function issueDetail(store: Store, siteId: string, id: string) {
   };
 }
 
-/**
- * The site of an issue the credential may change: within its org, and within its site for a
- * site-scoped key. Anything else is 404, so existence never leaks.
- */
-export async function siteOfIssue(store: Store, auth: AuthContext, id: string, siteId?: string): Promise<string> {
-  let query = store.db.selectFrom('ux_issues').innerJoin('sites', 'sites.id', 'ux_issues.site_id').select('ux_issues.site_id')
-    .where('ux_issues.id', '=', id.toLowerCase()).where('sites.org_id', '=', auth.org.id).where('sites.deleted_at', 'is', null);
-  if (auth.site) query = query.where('ux_issues.site_id', '=', auth.site.id);
-  if (siteId) query = query.where('ux_issues.site_id', '=', siteId.toLowerCase());
-  const row = await query.executeTakeFirst();
-  if (!row) throw new AppError('not_found', 'Issue not found');
-  return row.site_id;
-}
+type UpdateIssueInput = UpdateIssueBody & { issue_id: string; site_id?: string };
 
-export async function updateIssue(store: Store, auth: AuthContext, siteId: string, id: string, input: UpdateIssueBody, now: number): Promise<IssueRecord> {
+/** Triage: an issue the credential may change (its org, its site for a site-scoped key; else 404). */
+export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } }: { ctx: ServiceContext; input: UpdateIssueInput }): Promise<IssueRecord> {
+  const { auth, now } = ctx;
+  const found = await rowInTenant(ctx, 'ux_issues', issue_id, 'Issue');
+  if (site_id && found.site_id !== site_id.toLowerCase()) throw new AppError('not_found', 'Issue not found');
+  const siteId = found.site_id;
   const actor = actorOf(auth).label;
-  return store.db.transaction().execute(async (trx) => {
-    const issue = await trx.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).where('id', '=', id.toLowerCase()).executeTakeFirst();
-    if (!issue) throw new AppError('not_found', 'Issue not found');
+  return ctx.db.transaction().execute(async (trx) => {
+    const issue = await loadIssue(trx, siteId, issue_id);
     const next: UxIssuesTable = { ...issue, updated_at: now };
     const activity: { kind: string; message: string | null; from_status?: string; to_status?: string }[] = [];
     if (input.status !== undefined && input.status !== issue.status) {

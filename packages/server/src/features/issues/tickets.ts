@@ -7,7 +7,7 @@ import { postJson } from '../../delivery/http-post.ts';
 import { AppError } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { integrationConfig } from '../integrations/routes.ts';
-import { siteOfIssue } from './service.ts';
+import { rowInTenant } from '../../domain/tenancy.ts';
 
 const LINEAR_CREATE = 'mutation CreateIssue($input: IssueCreateInput!) { issueCreate(input: $input) { success issue { id identifier url } } }';
 
@@ -37,8 +37,8 @@ export async function ticketRoutes(app: App) {
     },
   }, async (request, reply) => {
     const auth = request.auth!;
-    const siteId = await siteOfIssue(store, auth, request.params.issue_id);
-    const issue = await store.db.selectFrom('ux_issues').selectAll().where('id', '=', request.params.issue_id.toLowerCase()).executeTakeFirstOrThrow();
+    const issue = await rowInTenant({ db: store.db, auth }, 'ux_issues', request.params.issue_id, 'Issue');
+    const siteId = issue.site_id;
     if (issue.ticket_id) throw new AppError('conflict', `This issue already has a ${issue.ticket_provider} ticket: ${issue.ticket_url}`);
     const wanted = request.body.provider as 'linear' | 'github' | undefined;
     const provider = wanted ?? ((await integrationConfig(store.db, secrets, siteId, 'linear')) ? 'linear' : 'github');

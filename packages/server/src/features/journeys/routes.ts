@@ -54,7 +54,7 @@ export async function journeyRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ site_id: Type.String(), sessions_analyzed: Type.Integer(), edges: Type.Array(FrictionEdge) })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     const recent = await store.db.selectFrom('sessions').select('sid')
       .where('site_id', '=', site.id).where('page_count', '>=', 2)
       .orderBy('last_seen_at', 'desc').orderBy('sid', 'asc').limit(request.query.limit).execute();
@@ -80,7 +80,7 @@ export async function journeyRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ site_id: Type.String(), days: Type.Integer(), sessions_analyzed: Type.Integer(), edges: Type.Array(FlowEdge) })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     const since = clock.now() - request.query.days * DAY_MS;
     const recent = await store.db.selectFrom('sessions').select('sid')
       .where('site_id', '=', site.id).where('page_count', '>=', 2).where('last_seen_at', '>=', since)

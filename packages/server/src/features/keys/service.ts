@@ -54,7 +54,7 @@ export async function insertKey(trx: Kysely<Database>, secrets: Secrets, input: 
 export async function listKeys(store: Store, auth: AuthContext, siteId: string | undefined): Promise<KeyRecord[]> {
   let query = store.db.selectFrom('api_keys').selectAll().where('org_id', '=', auth.org.id).where('revoked_at', 'is', null);
   if (siteId) {
-    const site = await siteInScope(store, auth, siteId);
+    const site = await siteInScope({ db: store.db, auth: auth }, siteId);
     query = query.where('site_id', '=', site.id);
   }
   const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
@@ -62,7 +62,7 @@ export async function listKeys(store: Store, auth: AuthContext, siteId: string |
 }
 
 export async function createKey(store: Store, secrets: Secrets, auth: AuthContext, input: CreateKeyBody, now: number) {
-  const siteId = input.site_id ? (await siteInScope(store, auth, input.site_id)).id : null;
+  const siteId = input.site_id ? (await siteInScope({ db: store.db, auth: auth }, input.site_id)).id : null;
   const scopes = resolveScopes(input.key_type, input.scopes);
   let expiresAt: number | null = null;
   if (input.expires_at) {

@@ -36,7 +36,7 @@ export async function mcpContextRoutes(app: App) {
       },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     const now = clock.now();
     const [summary, issues, openCount, deploys, alerts, activeCount, revenue] = await Promise.all([
       siteSummary(store, site.id),

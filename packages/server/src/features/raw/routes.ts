@@ -72,7 +72,7 @@ export async function rawRoutes(app: App) {
       },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     const name = request.query.table;
     if (!(RAW_TABLE_NAMES as string[]).includes(name)) throw invalidInput('table', `must be one of ${RAW_TABLE_NAMES.join(', ')}`);
     const table = RAW_TABLES[name as RawTableName];
@@ -111,7 +111,7 @@ export async function rawRoutes(app: App) {
       },
     },
   }, async (request, reply) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     const from = parseTime(request.query.from, 'from');
     const to = parseTime(request.query.to, 'to');
     if (from !== null && to !== null && to <= from) throw new AppError('invalid_input', 'to must be after from', { field: 'to', reason: 'must be after from' });

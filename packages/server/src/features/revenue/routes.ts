@@ -36,7 +36,7 @@ export async function revenueRoutes(app: App) {
       },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     return ok(await revenueAtRisk(store.db, site.id, clock.now()));
   });
 
@@ -48,7 +48,7 @@ export async function revenueRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ currency: Type.String(), recommendations: Type.Array(Row) })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     const revenue = await revenueAtRisk(store.db, site.id, clock.now());
     const byIssue = new Map(revenue.issues.map((r) => [r.issue_id, r]));
     const issues = await store.db.selectFrom('ux_issues').selectAll().where('site_id', '=', site.id)

@@ -3,7 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { pageParam, QUERY_ACCESS } from '../../http/query.ts';
+import { QUERY_ACCESS } from '../../http/query.ts';
+import { pageParam } from '../../domain/site-settings.ts';
 import { Nullable } from '../../domain/schema-parts.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
 import { compare, pageDetail, siteSummary, topElements, trends } from './service.ts';
@@ -37,7 +38,7 @@ export async function scoreRoutes(app: App) {
       },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     return ok(await siteSummary(store, site.id));
   });
 
@@ -55,8 +56,8 @@ export async function scoreRoutes(app: App) {
       },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
-    const page = await pageParam(store, site.id, request.query.page);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
+    const page = await pageParam(store.db, site.id, request.query.page);
     return ok(await pageDetail(store, site.id, page, clock.now()));
   });
 
@@ -68,8 +69,8 @@ export async function scoreRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ page: Nullable(Type.String()), days: Type.Integer(), history: Type.Array(Row), annotations: Type.Array(Row) })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
-    const page = request.query.page === undefined ? null : await pageParam(store, site.id, request.query.page);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
+    const page = request.query.page === undefined ? null : await pageParam(store.db, site.id, request.query.page);
     return ok(await trends(store, site.id, page, request.query.days, clock.now()));
   });
 
@@ -81,9 +82,9 @@ export async function scoreRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ a: Row, b: Row, difference: Row })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
-    const a = await pageParam(store, site.id, request.query.a, 'a');
-    const b = await pageParam(store, site.id, request.query.b, 'b');
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
+    const a = await pageParam(store.db, site.id, request.query.a, 'a');
+    const b = await pageParam(store.db, site.id, request.query.b, 'b');
     return ok(await compare(store, site.id, a, b));
   });
 
@@ -95,8 +96,8 @@ export async function scoreRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ page: Type.String(), elements: Type.Array(Element) })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
-    const page = await pageParam(store, site.id, request.query.page);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
+    const page = await pageParam(store.db, site.id, request.query.page);
     return ok({ page, elements: await topElements(store, site.id, page, clock.now() - 7 * DAY_MS, request.query.limit) });
   });
 }

@@ -27,7 +27,7 @@ export async function sdkConfigRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ site_id: Type.String(), environments: Type.Array(SdkConfigRecord) })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     return ok(await listConfigs(store, site.id));
   });
 
@@ -40,7 +40,7 @@ export async function sdkConfigRoutes(app: App) {
       body: SdkConfigPatch, response: { 200: Envelope(SdkConfigRecord) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     return ok(await patchConfig(store, request.auth!, site.id, request.params.environment, request.body, clock.now()));
   });
 }

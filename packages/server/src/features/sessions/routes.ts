@@ -65,7 +65,7 @@ export async function sessionRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ session: SessionRecord, events: Type.Array(SessionEvent), narrative: Type.String() })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     if (!SESSION_ID.test(request.query.session_id)) {
       throw new AppError('invalid_input', 'session_id must be 32 hexadecimal characters', { field: 'session_id', reason: 'must be 32 hex characters' });
     }

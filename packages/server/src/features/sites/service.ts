@@ -76,7 +76,7 @@ export async function createSite(store: Store, auth: AuthContext, input: CreateS
 }
 
 export async function updateSite(store: Store, auth: AuthContext, siteId: string, input: UpdateSiteBody, now: number): Promise<SiteRecord> {
-  await siteInScope(store, auth, siteId);
+  await siteInScope({ db: store.db, auth: auth }, siteId);
   const changes: Partial<Site> = { updated_at: now };
   if (input.name !== undefined) changes.name = cleanName(input.name);
   if (input.url !== undefined) changes.url = cleanHttpUrl(input.url);
@@ -91,7 +91,7 @@ export async function updateSite(store: Store, auth: AuthContext, siteId: string
 }
 
 export async function deleteSite(store: Store, auth: AuthContext, siteId: string, now: number): Promise<void> {
-  await siteInScope(store, auth, siteId);
+  await siteInScope({ db: store.db, auth: auth }, siteId);
   await store.db.transaction().execute(async (trx) => {
     const done = await trx.updateTable('sites').set({ deleted_at: now, updated_at: now })
       .where('id', '=', siteId).where('deleted_at', 'is', null).executeTakeFirst();

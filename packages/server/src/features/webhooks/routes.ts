@@ -65,7 +65,7 @@ export async function webhookRoutes(app: App) {
       response: { 200: Envelope(Type.Object({ webhooks: Type.Array(WebhookRecord) })) },
     },
   }, async (request) => {
-    const site = await resolveSite(store, request.auth!, request.query.site_id);
+    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
     const rows = await store.db.selectFrom('webhooks').selectAll().where('site_id', '=', site.id).orderBy('created_at').orderBy('id').execute();
     return ok({ webhooks: rows.map(toWebhook) });
   });
@@ -85,7 +85,7 @@ export async function webhookRoutes(app: App) {
     },
   }, async (request, reply) => {
     const auth = request.auth!;
-    const site = await resolveSite(store, auth, request.body.site_id);
+    const site = await resolveSite({ db: store.db, auth: auth }, request.body.site_id);
     await checkTarget(request.body.url, targets);
     const now = clock.now();
     const secret = request.body.secret ?? generateWebhookSecret();
