@@ -6,7 +6,7 @@ import {
   alertSeverity, evaluatePage, evaluateSite, normalCdf, SITE_TRIGGERS, timeAdjustedBaseline,
   type HistoryPoint, type PageContext, type RuleLike, type SiteContext,
 } from '../src/pipeline/triggers.ts';
-import type { TriggerType } from '../src/features/alert-rules/schemas.ts';
+import type { TriggerType } from '../src/domain/alert-triggers.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { purgeDeletedSites } from '../src/features/sites/service.ts';
+import { purgeDeletedSites } from '../src/jobs/purge-sites.ts';
 import type { Store } from '../src/store/db.ts';
 import { bearer, createHarness, type Harness } from './helpers/harness.ts';
 import { DIALECTS, type DialectName } from './helpers/services.ts';

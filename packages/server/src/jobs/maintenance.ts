@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
-import { purgeDeletedSites } from '../features/sites/service.ts';
+import { purgeDeletedSites } from './purge-sites.ts';
 import { purgeExpiredRawData } from './retention.ts';
 import { runPeriodically, type Periodic } from './periodic.ts';
 

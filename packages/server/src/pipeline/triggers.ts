@@ -1,6 +1,6 @@
 // Pure: when each of the nine alert triggers fires (DOMAIN.md section 5), and with what
 // severity. Loading the context and recording alerts is alert-step.ts.
-import type { TriggerType } from '../features/alert-rules/schemas.ts';
+import type { TriggerType } from '../domain/alert-triggers.ts';
 import { BASELINE_MS } from './scoring.ts';
 
 export interface HistoryPoint { at: number; raw: number; score: number }

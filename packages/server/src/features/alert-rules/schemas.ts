@@ -1,9 +1,8 @@
 import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { IsoTime, Nullable, Uuid } from '../../domain/schema-parts.ts';
+import { TRIGGER_TYPES, type TriggerType } from '../../domain/alert-triggers.ts';
 
-export const TRIGGER_TYPES = ['spike', 'anomaly', 'new_page', 'trend', 'co_occurrence', 'positive', 'budget', 'revenue_threshold', 'stalled_signups'] as const;
-export type TriggerType = (typeof TRIGGER_TYPES)[number];
 export const CHANNELS = ['email', 'slack', 'webhook', 'mcp', 'pagerduty'] as const;
 
 /** Threshold bounds per trigger (DOMAIN.md section 5). */

@@ -8,7 +8,8 @@ import { siteInScope } from '../../domain/tenancy.ts';
 import type { Store } from '../../store/db.ts';
 import type { AlertRulesTable } from '../../store/tables.ts';
 import { cleanName } from '../sites/service.ts';
-import { CONFIG_CHECKS, THRESHOLD_BOUNDS, type AlertRuleRecord, type CreateAlertRuleBody, type TriggerType, type UpdateAlertRuleBody } from './schemas.ts';
+import { CONFIG_CHECKS, THRESHOLD_BOUNDS, type AlertRuleRecord, type CreateAlertRuleBody, type UpdateAlertRuleBody } from './schemas.ts';
+import type { TriggerType } from '../../domain/alert-triggers.ts';
 import { firstFailure } from '../../ingest/schemas.ts';
 
 export function toRuleRecord(r: AlertRulesTable): AlertRuleRecord {

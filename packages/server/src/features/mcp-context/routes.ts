@@ -13,7 +13,7 @@ import { toDeployRecord } from '../deploys/service.ts';
 import { SEVERITY_ORDER } from '../issues/service.ts';
 import { toIssueRecord } from '../../domain/records/issue.ts';
 import { toAlertRecord } from '../../domain/records/alert.ts';
-import { revenueAtRisk } from '../revenue/service.ts';
+import { revenueAtRisk } from '../../pipeline/revenue.ts';
 
 export const CONTEXT_CAPS = { pages: 10, issues: 10, deploys: 5, alerts: 10, recommendations: 5 } as const;
 const Row = Type.Record(Type.String(), Type.Unknown());

@@ -6,7 +6,7 @@ import { QUERY_ACCESS } from '../../http/query.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
 import { recommendationFor } from '../../pipeline/recommendations.ts';
 import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
-import { revenueAtRisk } from './service.ts';
+import { revenueAtRisk } from '../../pipeline/revenue.ts';
 
 const Row = Type.Record(Type.String(), Type.Unknown());
 const SiteQuery = Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) });

@@ -3,7 +3,8 @@ import { Envelope, ok } from '../../http/envelope.ts';
 import { Deleted } from '../../domain/schema-parts.ts';
 import { Type } from '@sinclair/typebox';
 import { CreateSiteBody, SiteParams, SiteRecord, UpdateSiteBody } from './schemas.ts';
-import { createSite, deleteSite, listSites, purgeDeletedSites, updateSite } from './service.ts';
+import { createSite, deleteSite, listSites, updateSite } from './service.ts';
+import { purgeDeletedSites } from '../../jobs/purge-sites.ts';
 
 const write = { surface: 'manage', scopes: ['manage:write'], role: 'admin' } as const;
 

@@ -100,35 +100,3 @@ export async function deleteSite(store: Store, auth: AuthContext, siteId: string
     await recordAudit(trx, auth, { action: 'site.deleted', targetType: 'site', targetId: siteId, siteId }, now);
   });
 }
-
-// Tables holding a site's data, children before parents. Issue and alert children go with
-// their parents through ON DELETE CASCADE.
-const SITE_TABLES = [
-  'signals', 'events', 'sessions', 'score_history', 'page_scores', 'ux_issues', 'alerts', 'alert_rules',
-  'deploys', 'annotations', 'webhook_deliveries', 'webhooks', 'integrations', 'sdk_configs', 'outbox',
-  'site_score_history', 'delivery_attempts',
-] as const;
-
-/** Deletes the data of deleted sites in bounded batches, so a huge site never holds one long lock. */
-export async function purgeDeletedSites(store: Store, batchSize = 5000): Promise<number> {
-  const sites = await store.db.selectFrom('sites').select('id').where('deleted_at', 'is not', null).execute();
-  let removed = 0;
-  for (const { id } of sites) {
-    // Rule state is keyed by rule, so it goes before the rules do.
-    await store.db.deleteFrom('alert_rule_state').where('rule_id', 'in', store.db.selectFrom('alert_rules').select('id').where('site_id', '=', id)).execute();
-    await store.db.deleteFrom('alert_cooldowns').where('rule_id', 'in', store.db.selectFrom('alert_rules').select('id').where('site_id', '=', id)).execute();
-    for (const table of SITE_TABLES) {
-      for (;;) {
-        const batch = store.db.selectFrom(table).select('id').where('site_id', '=', id).limit(batchSize);
-        const result = await store.db.deleteFrom(table).where('id', 'in', batch).executeTakeFirst();
-        const count = Number(result.numDeletedRows);
-        removed += count;
-        if (count < batchSize) break;
-      }
-    }
-    await store.db.deleteFrom('api_keys').where('site_id', '=', id).execute();
-    await store.db.deleteFrom('pipeline_state').where('site_id', '=', id).execute();
-    await store.db.deleteFrom('pipeline_claims').where('site_id', '=', id).execute();
-  }
-  return removed;
-}

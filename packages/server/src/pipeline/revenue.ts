@@ -2,10 +2,10 @@
 // the conversion rate of sessions that hit the issue (affected) against sessions with no
 // friction at all (calm). Gap x affected sessions x average value = monthly revenue at risk.
 import { sql, type Kysely } from 'kysely';
-import type { Database, UxIssuesTable } from '../../store/tables.ts';
-import { effectiveConfig } from '../../domain/site-config.ts';
-import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
-import { DEFAULT_CONVERSION_EVENTS } from '../../domain/site-settings.ts';
+import type { Database, UxIssuesTable } from '../store/tables.ts';
+import { effectiveConfig } from '../domain/site-config.ts';
+import { OPEN_ISSUE_STATUSES } from '../domain/statuses.ts';
+import { DEFAULT_CONVERSION_EVENTS } from '../domain/site-settings.ts';
 
 export const REVENUE_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 export const MIN_GROUP_SESSIONS = 30;
