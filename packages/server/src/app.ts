@@ -10,10 +10,12 @@ import { v7 as uuidv7 } from 'uuid';
 import { Secrets } from './auth/secrets.ts';
 import { AppError, ERROR_STATUS, type ErrorCode } from './domain/errors.ts';
 import type { ErrorBody } from './http/envelope.ts';
-import { authenticate, authorize, bearerToken, type Access } from './http/access.ts';
+import { authorize, bearerToken, type Access } from './http/access.ts';
+import { authenticate } from './domain/authenticate.ts';
+import { withFailedAuthLockout } from './domain/rate-limits.ts';
 import { duckOverride, randomDuckFact } from './http/ducks.ts';
 import { UUID_PATTERN } from './domain/tenancy.ts';
-import { enforceRateLimit, failedAuthBlocked, recordFailedAuth } from './http/limits.ts';
+import { enforceRateLimit } from './http/limits.ts';
 import { createMetrics } from './http/metrics.ts';
 import { registerFeatures } from './features/index.ts';
 import { registerOpenApi } from './http/openapi.ts';
@@ -83,17 +85,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const access = request.routeOptions.config.access;
     if (!access || access.surface === 'public' || access.surface === 'ingest') return;
     if (access.surface === 'auth' && !access.jwtOnly) return;
-    const { store, clock, limiter } = app.services;
+    const { store, clock, limiter, secrets } = app.services;
     const now = clock.now();
-    if (await failedAuthBlocked(limiter, request.ip, now)) {
-      throw new AppError('rate_limited', 'Too many failed authentication attempts', { reset_at: new Date(Math.ceil((now + 1) / 60_000) * 60_000).toISOString() });
-    }
-    try {
-      request.auth = await authenticate(store, app.services.secrets, bearerToken(request), now);
-    } catch (err) {
-      if (err instanceof AppError && err.status === 401) await recordFailedAuth(limiter, request.ip, now);
-      throw err;
-    }
+    // A missing or malformed header counts as a failed authentication too.
+    request.auth = await withFailedAuthLockout(limiter, request.ip, now, () => authenticate(store, secrets, bearerToken(request), now));
     if (access.surface === 'query' || access.surface === 'manage') {
       await enforceRateLimit(app.services, request, reply, access.surface, now);
     }

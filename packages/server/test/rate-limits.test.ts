@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig } from '../src/config.ts';
-import { MINUTE } from '../src/http/limits.ts';
+import { MINUTE_MS as MINUTE } from '../src/domain/time.ts';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../src/http/rate-limit.ts';
 import { bearer, createHarness, type Harness } from './helpers/harness.ts';
 import { DIALECTS, redisAvailable, TEST_REDIS_URL } from './helpers/services.ts';

@@ -1,5 +1,5 @@
-// Who is calling, and the context every service call carries. Authentication (http/access.ts)
-// builds the AuthContext; routes, MCP tools and CLI commands each build a ServiceContext from
+// Who is calling, and the context every service call carries. Authentication
+// (domain/authenticate.ts) builds the AuthContext; routes, MCP tools and CLI commands each build a ServiceContext from
 // it and pass it to services, which take tenancy and audit attribution from it, never from input.
 import type { Kysely } from 'kysely';
 import type { Scope, KeyType } from '../auth/api-keys.ts';
@@ -38,6 +38,9 @@ export interface ServiceContext {
   requestId: string;
   log: Log;
 }
+
+/** The context of a call that has no authenticated caller yet (login, set-password). */
+export type PublicContext = Omit<ServiceContext, 'auth'>;
 
 /** Who acted, for the audit log and activity records. */
 export function actorOf(auth: AuthContext): { type: 'user' | 'key'; id: string | null; label: string } {

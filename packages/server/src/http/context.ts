@@ -1,13 +1,18 @@
 // The service context of a request: who is calling (from authentication), the store, the
 // time from the injected clock, the request id and the request's logger.
 import type { FastifyRequest } from 'fastify';
-import type { ServiceContext } from '../domain/context.ts';
+import type { PublicContext, ServiceContext } from '../domain/context.ts';
 import { AppError } from '../domain/errors.ts';
 import './app-types.ts';
 
-export function contextOf(request: FastifyRequest): ServiceContext {
+/** The context of a route with no authenticated caller (login, set-password). */
+export function publicContextOf(request: FastifyRequest): PublicContext {
   const { store, clock } = request.server.services;
+  return { db: store.db, now: clock.now(), requestId: request.id, log: request.log };
+}
+
+export function contextOf(request: FastifyRequest): ServiceContext {
   // Authentication runs before every non-public route; a route without it has no context.
   if (!request.auth) throw new AppError('internal_error', 'No credential on a route that needs one');
-  return { auth: request.auth, db: store.db, now: clock.now(), requestId: request.id, log: request.log };
+  return { ...publicContextOf(request), auth: request.auth };
 }

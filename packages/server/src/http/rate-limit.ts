@@ -2,16 +2,10 @@
 // A refused request is not counted, and windows are aligned to the injected clock, so tests
 // choose exactly where a window starts.
 import type { Redis } from 'ioredis';
+import type { Hit, RateLimiter } from '../domain/rate-limits.ts';
 
-export interface Hit { allowed: boolean; limit: number; remaining: number; resetAt: number }
-
-export interface RateLimiter {
-  /** Counts one request unless the window is already full. */
-  hit(bucket: string, limit: number, windowMs: number, now: number): Promise<Hit>;
-  /** The current count, without counting. */
-  peek(bucket: string, windowMs: number, now: number): Promise<number>;
-  close(): Promise<void>;
-}
+// The interface lives in the domain, where the credential limits use it.
+export type { Hit, RateLimiter };
 
 const windowStart = (now: number, windowMs: number) => Math.floor(now / windowMs) * windowMs;
 

@@ -1,0 +1,67 @@
+// Logging in issues a user JWT; logging out revokes it; setting a password redeems an
+// invitation or reset token. Login and set-password have no authenticated caller, so they
+// take a PublicContext; a failed login never says which part was wrong.
+import { iso } from '../../clock.ts';
+import { hashPassword, verifyPassword } from '../../auth/passwords.ts';
+import { JWT_DEFAULT_SECONDS, signUserToken } from '../../auth/jwt.ts';
+import type { Secrets } from '../../auth/secrets.ts';
+import type { PublicContext, ServiceContext } from '../../domain/context.ts';
+import { AppError, invalidInput } from '../../domain/errors.ts';
+import { enforceLoginLimit, type RateLimiter } from '../../domain/rate-limits.ts';
+import { assertUuid } from '../../domain/tenancy.ts';
+import type { LoginBody, SetPasswordBody } from './schemas.ts';
+
+const badLogin = () => new AppError('invalid_credentials', 'Email or password is incorrect');
+
+/** Logins are limited per email and client address (`ip`), before the password is checked. */
+export async function login({ ctx, input, secrets, limiter, ip }: { ctx: PublicContext; input: LoginBody; secrets: Secrets; limiter: RateLimiter; ip: string }) {
+  const email = input.email.trim().toLowerCase();
+  await enforceLoginLimit(limiter, email, ip, ctx.now);
+  const user = await ctx.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+  // verifyPassword spends the same time whether or not the user exists.
+  const valid = await verifyPassword(input.password, user?.password_hash ?? null);
+  if (!user || !valid) throw badLogin();
+  let memberships = ctx.db.selectFrom('memberships').innerJoin('orgs', 'orgs.id', 'memberships.org_id')
+    .select(['orgs.id', 'orgs.name', 'memberships.role']).where('memberships.user_id', '=', user.id);
+  if (input.org_id) memberships = memberships.where('orgs.id', '=', assertUuid(input.org_id, 'org_id'));
+  const membership = await memberships.orderBy('memberships.created_at', 'asc').executeTakeFirst();
+  if (!membership) throw badLogin();
+  const { token, expiresAt } = await signUserToken(secrets, user.id, membership.id, ctx.now, input.expires_in ?? JWT_DEFAULT_SECONDS);
+  return {
+    token,
+    expires_at: iso(expiresAt),
+    user: { id: user.id, email: user.email },
+    org: { id: membership.id, name: membership.name },
+    role: membership.role,
+  };
+}
+
+/** Revokes the caller's own user token. */
+export async function logout({ ctx }: { ctx: ServiceContext }) {
+  const { jti, tokenExpiresAt } = ctx.auth;
+  if (!jti || tokenExpiresAt === null) throw new AppError('jwt_required', 'This route needs a user token (POST /v1/auth/login)');
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.insertInto('revoked_tokens').values({ jti, expires_at: tokenExpiresAt })
+      .onConflict((oc) => oc.column('jti').doNothing()).execute();
+    // Revocations outlive their tokens by nothing: drop the ones that expired anyway.
+    await trx.deleteFrom('revoked_tokens').where('expires_at', '<', ctx.now).execute();
+  });
+  return { revoked: true };
+}
+
+/** Redeems an invitation or reset token once: the token is claimed and the password set in one transaction. */
+export async function setPassword({ ctx, input, secrets }: { ctx: PublicContext; input: SetPasswordBody; secrets: Secrets }) {
+  const { now } = ctx;
+  const hash = secrets.hmac('token', input.token);
+  const passwordHash = await hashPassword(input.password);
+  const user = await ctx.db.transaction().execute(async (trx) => {
+    const token = await trx.selectFrom('user_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+    if (!token || token.used_at !== null || token.expires_at <= now) throw invalidInput('token', 'is invalid, used or expired');
+    // Claim the token first so two concurrent redemptions cannot both succeed.
+    const claimed = await trx.updateTable('user_tokens').set({ used_at: now }).where('id', '=', token.id).where('used_at', 'is', null).executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) throw invalidInput('token', 'is invalid, used or expired');
+    return trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now })
+      .where('id', '=', token.user_id).returning(['id', 'email']).executeTakeFirstOrThrow();
+  });
+  return { user };
+}
