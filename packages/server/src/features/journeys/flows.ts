@@ -1,0 +1,20 @@
+// GET /v1/query/flows: page-to-page navigation in the most recent multi-page sessions of the
+// window (by default the last `days`), on the device class if given.
+import type { Static } from '@sinclair/typebox';
+import type { ServiceContext } from '../../domain/context.ts';
+import { readWindow } from '../../domain/read-window.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
+import { DAY_MS } from '../../domain/time.ts';
+import { flowEdges } from './friction.ts';
+import { loadSessions, recentSessionIds } from './journey-sessions.ts';
+import type { FlowsQuery } from './schemas.ts';
+
+/** Flows look at this many of the most recent multi-page sessions in their window. */
+export const FLOW_SESSION_CAP = 5000;
+
+export async function flows({ ctx, input }: { ctx: ServiceContext; input: Static<typeof FlowsQuery> }) {
+  const site = await resolveSite(ctx, input.site_id);
+  const filters = { window: readWindow(input, ctx.now, input.days * DAY_MS), device: input.device };
+  const sessions = await loadSessions(ctx.db, site.id, await recentSessionIds(ctx.db, site.id, filters, FLOW_SESSION_CAP), false);
+  return { site_id: site.id, days: input.days, sessions_analyzed: sessions.length, edges: flowEdges(sessions, input.limit) };
+}

@@ -1,0 +1,33 @@
+// The sessions a journey read looks at: the most recently active multi-page sessions of the
+// site within the read's window (a session counts whole when it was active in the window)
+// and on the requested device class, with their pageviews and, for the friction map, signals.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../store/tables.ts';
+import type { DeviceType, ReadWindow } from '../../domain/read-window.ts';
+import type { JourneySession } from './friction.ts';
+
+export interface JourneyFilters { window: ReadWindow; device?: DeviceType }
+
+export async function recentSessionIds(db: Kysely<Database>, siteId: string, { window, device }: JourneyFilters, limit: number): Promise<string[]> {
+  let query = db.selectFrom('sessions').select('sid').where('site_id', '=', siteId).where('page_count', '>=', 2);
+  if (window.from !== null) query = query.where('last_seen_at', '>=', window.from);
+  if (window.to !== null) query = query.where('first_seen_at', '<', window.to);
+  if (device) query = query.where('device_type', '=', device);
+  const rows = await query.orderBy('last_seen_at', 'desc').orderBy('sid', 'asc').limit(limit).execute();
+  return rows.map((r) => r.sid);
+}
+
+export async function loadSessions(db: Kysely<Database>, siteId: string, sids: string[], withSignals: boolean): Promise<JourneySession[]> {
+  if (sids.length === 0) return [];
+  const byId = new Map<string, JourneySession>(sids.map((sid) => [sid, { sid, pageviews: [], signals: [] }]));
+  const views = await db.selectFrom('events').select(['sid', 'page', 'occurred_at'])
+    .where('site_id', '=', siteId).where('sid', 'in', sids).where('type', '=', 'pageview')
+    .orderBy('occurred_at', 'asc').orderBy('id', 'asc').execute();
+  for (const v of views) byId.get(v.sid)!.pageviews.push({ page: v.page, at: v.occurred_at });
+  if (withSignals) {
+    const signals = await db.selectFrom('signals').select(['id', 'sid', 'signal_type', 'page', 'element', 'occurred_at', 'confidence'])
+      .where('site_id', '=', siteId).where('sid', 'in', sids).execute();
+    for (const s of signals) byId.get(s.sid)!.signals.push({ id: s.id, type: s.signal_type, page: s.page, element: s.element, at: s.occurred_at, confidence: s.confidence });
+  }
+  return [...byId.values()];
+}
