@@ -1,6 +1,7 @@
 // Who is calling, and the context every service call carries. Authentication
-// (domain/authenticate.ts) builds the AuthContext; routes, MCP tools and CLI commands each build a ServiceContext from
-// it and pass it to services, which take tenancy and audit attribution from it, never from input.
+// (domain/authenticate.ts) builds the AuthContext; routes, MCP tools and CLI commands each
+// build a ServiceContext from it and pass it to services, which take tenancy and audit
+// attribution from it, never from input.
 import type { Kysely } from 'kysely';
 import type { Scope, KeyType } from '../auth/api-keys.ts';
 import type { Database } from '../store/tables.ts';
