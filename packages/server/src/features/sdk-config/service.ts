@@ -3,7 +3,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { isoOrNull } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
-import type { AuthContext, ServiceContext } from '../../domain/context.ts';
+import type { ServiceContext } from '../../domain/context.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { ENVIRONMENT_PATTERN, type SdkConfig, type SdkConfigPatch } from '../../domain/sdk-config.ts';
 import { effectiveConfig } from '../../domain/site-config.ts';
@@ -67,7 +67,7 @@ function publicConfig(siteId: string, environment: string, config: SdkConfig, up
  * The browser-safe config for a site's publishable key. The route authenticates the key
  * (public routes skip the auth hook), so the context is only the credential and the store.
  */
-export async function getPublicConfig({ ctx, input }: { ctx: { auth: AuthContext } & Pick<ServiceContext, 'db'>; input: { env?: string } }) {
+export async function getPublicConfig({ ctx, input }: { ctx: Pick<ServiceContext, 'auth' | 'db'>; input: { env?: string } }) {
   const { auth } = ctx;
   if (auth.kind !== 'key' || !auth.site || !auth.scopes.includes('ingest:write')) {
     throw new AppError('missing_scope', 'Use the site\'s publishable key', { required: ['ingest:write'] });
