@@ -1,12 +1,12 @@
 // The score routes' query strings; the service takes the same shapes.
 import { Type, type Static } from '@sinclair/typebox';
 
-export const SiteId = { site_id: Type.Optional(Type.String({ maxLength: 64 })) };
+const SiteId = { site_id: Type.Optional(Type.String({ maxLength: 64 })) };
 const Page = Type.String({ minLength: 1, maxLength: 2048, description: 'A page path, e.g. /checkout' });
 
 /** How far back trends and the elements window may reach. */
 export const MAX_DAYS = 90;
-export const DEVICE_TYPES = ['desktop', 'mobile', 'tablet'] as const;
+const DEVICE_TYPES = ['desktop', 'mobile', 'tablet'] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];
 
 export const SiteScoresQuery = Type.Object(SiteId);
