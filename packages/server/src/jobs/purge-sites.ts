@@ -10,7 +10,7 @@ const SITE_TABLES = [
 ] as const;
 
 /** Deletes the data of deleted sites in bounded batches, so a huge site never holds one long lock. */
-export async function purgeDeletedSites(store: Store, batchSize = 5000): Promise<number> {
+export async function purgeDeletedSites(store: Pick<Store, 'db'>, batchSize = 5000): Promise<number> {
   const sites = await store.db.selectFrom('sites').select('id').where('deleted_at', 'is not', null).execute();
   let removed = 0;
   for (const { id } of sites) {

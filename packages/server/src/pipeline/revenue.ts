@@ -6,8 +6,9 @@ import type { Database, UxIssuesTable } from '../store/tables.ts';
 import { effectiveConfig } from '../domain/site-config.ts';
 import { OPEN_ISSUE_STATUSES } from '../domain/statuses.ts';
 import { DEFAULT_CONVERSION_EVENTS } from '../domain/site-settings.ts';
+import { DAY_MS } from '../domain/time.ts';
 
-export const REVENUE_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
+export const REVENUE_WINDOW_MS = 30 * DAY_MS;
 export const MIN_GROUP_SESSIONS = 30;
 
 export type IssueRevenue = {

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
+import { contextOf } from '../../http/context.ts';
 import { Deleted } from '../../domain/schema-parts.ts';
-import { resolveSite } from '../../domain/tenancy.ts';
 import { AlertRuleRecord, CreateAlertRuleBody, UpdateAlertRuleBody } from './schemas.ts';
 import { createRule, deleteRule, listRules, updateRule } from './service.ts';
 
@@ -10,8 +10,6 @@ const write = { surface: 'manage', scopes: ['manage:write'], role: 'admin' } as 
 const Params = Type.Object({ rule_id: Type.String() });
 
 export async function alertRuleRoutes(app: App) {
-  const { store, clock } = app.services;
-
   app.get('/manage/alert-rules', {
     config: { access: { ...write, role: 'viewer' } },
     schema: {
@@ -19,30 +17,23 @@ export async function alertRuleRoutes(app: App) {
       querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
       response: { 200: Envelope(Type.Object({ rules: Type.Array(AlertRuleRecord) })) },
     },
-  }, async (request) => {
-    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
-    return ok({ rules: await listRules(store, site.id) });
-  });
+  }, async (request) => ok(await listRules({ ctx: contextOf(request), input: request.query })));
 
   app.post('/manage/alert-rules', {
     config: { access: write },
     schema: { tags: ['alert-rules'], summary: 'Create an alert rule', body: CreateAlertRuleBody, response: { 201: Envelope(AlertRuleRecord) } },
   }, async (request, reply) => {
-    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.body.site_id);
     reply.code(201);
-    return ok(await createRule(store, request.auth!, site.id, request.body, clock.now()));
+    return ok(await createRule({ ctx: contextOf(request), input: request.body }));
   });
 
   app.patch('/manage/alert-rules/:rule_id', {
     config: { access: write },
     schema: { tags: ['alert-rules'], summary: 'Change an alert rule (partial)', params: Params, body: UpdateAlertRuleBody, response: { 200: Envelope(AlertRuleRecord) } },
-  }, async (request) => ok(await updateRule(store, request.auth!, request.params.rule_id, request.body, clock.now())));
+  }, async (request) => ok(await updateRule({ ctx: contextOf(request), input: { ...request.body, ...request.params } })));
 
   app.delete('/manage/alert-rules/:rule_id', {
     config: { access: write },
     schema: { tags: ['alert-rules'], summary: 'Delete an alert rule', params: Params, response: { 200: Envelope(Deleted) } },
-  }, async (request) => {
-    await deleteRule(store, request.auth!, request.params.rule_id, clock.now());
-    return ok({ id: request.params.rule_id, deleted: true });
-  });
+  }, async (request) => ok(await deleteRule({ ctx: contextOf(request), input: request.params })));
 }

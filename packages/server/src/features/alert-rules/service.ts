@@ -1,13 +1,13 @@
 // Alert rules: validated per trigger (threshold bounds, config), defaults of DOMAIN.md.
+// A rule is found by id only within the caller's tenancy (rowInTenant); else 404.
 import { v7 as uuidv7 } from 'uuid';
 import { iso } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
-import type { AuthContext } from '../../domain/context.ts';
-import { AppError, invalidInput } from '../../domain/errors.ts';
-import { siteInScope } from '../../domain/tenancy.ts';
-import type { Store } from '../../store/db.ts';
+import type { ServiceContext } from '../../domain/context.ts';
+import { invalidInput } from '../../domain/errors.ts';
+import { cleanName } from '../../domain/clean-input.ts';
+import { resolveSite, rowInTenant } from '../../domain/tenancy.ts';
 import type { AlertRulesTable } from '../../store/tables.ts';
-import { cleanName } from '../sites/service.ts';
 import { CONFIG_CHECKS, THRESHOLD_BOUNDS, type AlertRuleRecord, type CreateAlertRuleBody, type UpdateAlertRuleBody } from './schemas.ts';
 import type { TriggerType } from '../../domain/alert-triggers.ts';
 import { firstFailure } from '../../ingest/schemas.ts';
@@ -35,12 +35,15 @@ function checkRule(trigger: TriggerType, threshold: number, pagePattern: string,
   }
 }
 
-export async function listRules(store: Store, siteId: string) {
-  const rows = await store.db.selectFrom('alert_rules').selectAll().where('site_id', '=', siteId).orderBy('created_at').orderBy('id').execute();
-  return rows.map(toRuleRecord);
+export async function listRules({ ctx, input }: { ctx: ServiceContext; input: { site_id?: string } }): Promise<{ rules: AlertRuleRecord[] }> {
+  const site = await resolveSite(ctx, input.site_id);
+  const rows = await ctx.db.selectFrom('alert_rules').selectAll().where('site_id', '=', site.id).orderBy('created_at').orderBy('id').execute();
+  return { rules: rows.map(toRuleRecord) };
 }
 
-export async function createRule(store: Store, auth: AuthContext, siteId: string, input: CreateAlertRuleBody, now: number) {
+export async function createRule({ ctx, input }: { ctx: ServiceContext; input: CreateAlertRuleBody }): Promise<AlertRuleRecord> {
+  const { auth, now } = ctx;
+  const siteId = (await resolveSite(ctx, input.site_id)).id;
   const row: AlertRulesTable = {
     id: uuidv7(), site_id: siteId, name: cleanName(input.name), trigger_type: input.trigger_type, threshold: input.threshold,
     cooldown_minutes: input.cooldown_minutes ?? 60, channels: JSON.stringify(input.channels ?? []),
@@ -48,24 +51,16 @@ export async function createRule(store: Store, auth: AuthContext, siteId: string
     enabled: input.enabled === false ? 0 : 1, created_at: now, updated_at: now,
   };
   checkRule(input.trigger_type, row.threshold, row.page_pattern, input.config ?? {});
-  await store.db.transaction().execute(async (trx) => {
+  await ctx.db.transaction().execute(async (trx) => {
     await trx.insertInto('alert_rules').values(row).execute();
     await recordAudit(trx, auth, { action: 'alert_rule.created', targetType: 'alert_rule', targetId: row.id, siteId, details: { trigger_type: row.trigger_type } }, now);
   });
   return toRuleRecord(row);
 }
 
-/** A rule the credential may change: within its org, and its site for a site-scoped key. */
-async function loadRule(store: Store, auth: AuthContext, id: string) {
-  const rule = await store.db.selectFrom('alert_rules').innerJoin('sites', 'sites.id', 'alert_rules.site_id').selectAll('alert_rules')
-    .where('alert_rules.id', '=', id.toLowerCase()).where('sites.org_id', '=', auth.org.id).where('sites.deleted_at', 'is', null).executeTakeFirst();
-  if (!rule || (auth.site && auth.site.id !== rule.site_id)) throw new AppError('not_found', 'Alert rule not found');
-  await siteInScope({ db: store.db, auth: auth }, rule.site_id);
-  return rule;
-}
-
-export async function updateRule(store: Store, auth: AuthContext, id: string, input: UpdateAlertRuleBody, now: number) {
-  const rule = await loadRule(store, auth, id);
+export async function updateRule({ ctx, input: { rule_id, ...input } }: { ctx: ServiceContext; input: UpdateAlertRuleBody & { rule_id: string } }): Promise<AlertRuleRecord> {
+  const { auth, now } = ctx;
+  const rule = await rowInTenant(ctx, 'alert_rules', rule_id, 'Alert rule');
   const next: AlertRulesTable = {
     ...rule,
     name: input.name === undefined ? rule.name : cleanName(input.name),
@@ -79,7 +74,7 @@ export async function updateRule(store: Store, auth: AuthContext, id: string, in
     updated_at: now,
   };
   checkRule(next.trigger_type as TriggerType, next.threshold, next.page_pattern, JSON.parse(next.config));
-  await store.db.transaction().execute(async (trx) => {
+  await ctx.db.transaction().execute(async (trx) => {
     const { id: _id, site_id: _site, created_at: _created, ...changes } = next;
     await trx.updateTable('alert_rules').set(changes).where('id', '=', rule.id).execute();
     await recordAudit(trx, auth, { action: 'alert_rule.updated', targetType: 'alert_rule', targetId: rule.id, siteId: rule.site_id, details: { fields: Object.keys(input) } }, now);
@@ -87,12 +82,14 @@ export async function updateRule(store: Store, auth: AuthContext, id: string, in
   return toRuleRecord(next);
 }
 
-export async function deleteRule(store: Store, auth: AuthContext, id: string, now: number) {
-  const rule = await loadRule(store, auth, id);
-  await store.db.transaction().execute(async (trx) => {
+export async function deleteRule({ ctx, input: { rule_id } }: { ctx: ServiceContext; input: { rule_id: string } }): Promise<{ id: string; deleted: true }> {
+  const { auth, now } = ctx;
+  const rule = await rowInTenant(ctx, 'alert_rules', rule_id, 'Alert rule');
+  await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('alert_rule_state').where('rule_id', '=', rule.id).execute();
     await trx.deleteFrom('alert_cooldowns').where('rule_id', '=', rule.id).execute();
     await trx.deleteFrom('alert_rules').where('id', '=', rule.id).execute();
     await recordAudit(trx, auth, { action: 'alert_rule.deleted', targetType: 'alert_rule', targetId: rule.id, siteId: rule.site_id }, now);
   });
+  return { id: rule_id, deleted: true };
 }

@@ -2,21 +2,20 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
-import { resolveSite } from '../../domain/tenancy.ts';
-import { CreateDeployBody, DeployRecord, ListDeploysQuery, RelatedIssue } from './schemas.ts';
+import { contextOf } from '../../http/context.ts';
+import { DeployRecord } from '../../domain/records/deploy.ts';
 import { SiteIdQuery } from '../../domain/schema-parts.ts';
-import { getDeploy, listDeploys, recordDeploy } from './service.ts';
+import { CreateDeployBody, ListDeploysQuery, RelatedIssue } from './schemas.ts';
+import { deployDetail, listDeploys, recordDeploy } from './service.ts';
 
 export async function deployRoutes(app: App) {
-  const { store, clock } = app.services;
-
   app.post('/manage/deploys', {
     config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'member' } },
     schema: { tags: ['deploys'], summary: 'Record a deploy (from CI); captures the site\'s score before it', querystring: SiteIdQuery, body: CreateDeployBody, response: { 201: Envelope(DeployRecord) } },
   }, async (request, reply) => {
     reply.code(201);
     // The site from the body or, as on the other /manage routes, the query string.
-    return ok(await recordDeploy(store, request.auth!, { ...request.body, site_id: request.body.site_id ?? request.query.site_id }, clock.now()));
+    return ok(await recordDeploy({ ctx: contextOf(request), input: { ...request.query, ...request.body } }));
   });
 
   app.get('/query/deploys', {
@@ -25,10 +24,7 @@ export async function deployRoutes(app: App) {
       tags: ['query'], summary: 'Deploys, newest first, with confusion before and after', querystring: ListDeploysQuery,
       response: { 200: Envelope(Type.Object({ deploys: Type.Array(DeployRecord), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() })) },
     },
-  }, async (request) => {
-    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
-    return ok(await listDeploys(store, site.id, request.query.environment, request.query.offset ?? 0, request.query.limit ?? 50));
-  });
+  }, async (request) => ok(await listDeploys({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/deploys/:deploy_id', {
     config: { access: QUERY_ACCESS },
@@ -38,8 +34,5 @@ export async function deployRoutes(app: App) {
       querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
       response: { 200: Envelope(Type.Intersect([DeployRecord, Type.Object({ related_issues: Type.Array(RelatedIssue) })])) },
     },
-  }, async (request) => {
-    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
-    return ok(await getDeploy(store, site.id, request.params.deploy_id.toLowerCase()));
-  });
+  }, async (request) => ok(await deployDetail({ ctx: contextOf(request), input: { ...request.query, ...request.params } })));
 }

@@ -1,29 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoTime, Nullable, NullableIsoTime, PagingQuery, Uuid } from '../../domain/schema-parts.ts';
-
-const PageSnapshot = Type.Object({ page: Type.String(), score: Type.Number(), active_users: Type.Integer() });
-
-export const DeployRecord = Type.Object({
-  id: Uuid,
-  site_id: Uuid,
-  version: Type.String(),
-  environment: Type.String(),
-  deployed_at: IsoTime,
-  commit_sha: Nullable(Type.String()),
-  author: Nullable(Type.String()),
-  pr_number: Nullable(Type.Integer()),
-  provider: Nullable(Type.String()),
-  url: Nullable(Type.String()),
-  description: Nullable(Type.String()),
-  confusion_before: Type.Number({ description: 'Site overall score when the deploy was recorded' }),
-  confusion_after: Nullable(Type.Number({ description: 'Site overall score from the deploy on; null until 5 minutes of post-deploy data' })),
-  delta: Nullable(Type.Number({ description: 'after - before; positive means worse' })),
-  pages_before: Type.Array(PageSnapshot),
-  pages_after: Nullable(Type.Array(PageSnapshot)),
-  after_computed_at: NullableIsoTime,
-  created_at: IsoTime,
-});
-export type DeployRecord = Static<typeof DeployRecord>;
+import { Nullable, PagingQuery, Uuid } from '../../domain/schema-parts.ts';
 
 export const CreateDeployBody = Type.Object({
   site_id: Type.Optional(Type.String({ maxLength: 64 })),

@@ -3,39 +3,29 @@
 // opens a verification record for every resolved and open issue.
 import { v7 as uuidv7 } from 'uuid';
 import type { Kysely } from 'kysely';
-import { iso, isoOrNull } from '../../clock.ts';
+import type { Static } from '@sinclair/typebox';
 import { recordAudit } from '../../audit/record.ts';
 import { queueEvent } from '../../events/outbox.ts';
-import type { AuthContext } from '../../domain/context.ts';
-import { AppError, invalidInput } from '../../domain/errors.ts';
-import { resolveSite } from '../../domain/tenancy.ts';
-import { issueRate } from '../../pipeline/issue-rates.ts';
+import type { ServiceContext } from '../../domain/context.ts';
+import { invalidInput } from '../../domain/errors.ts';
+import { cleanHttpUrl } from '../../domain/clean-input.ts';
+import { toDeployRecord, type DeployRecord } from '../../domain/records/deploy.ts';
 import { effectiveConfig } from '../../domain/site-config.ts';
-import { overallScore } from '../../pipeline/scoring.ts';
 import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
-import type { Store } from '../../store/db.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/time.ts';
+import { issueRate } from '../../pipeline/issue-rates.ts';
+import { overallScore } from '../../pipeline/scoring.ts';
 import type { Database, DeploysTable } from '../../store/tables.ts';
-import { cleanHttpUrl } from '../sites/service.ts';
-import type { CreateDeployBody, DeployRecord } from './schemas.ts';
-import { DAY_MS } from '../../domain/time.ts';
+import { deployWithRelatedIssues } from './deploy-detail.ts';
+import type { CreateDeployBody, ListDeploysQuery } from './schemas.ts';
 
-export const DEPLOY_MAX_AGE_MS = 48 * 60 * 60 * 1000;
+const DEPLOY_MAX_AGE_MS = 48 * HOUR_MS;
 /** Clock skew allowed for a deployed_at just ahead of the server. */
-const FUTURE_SKEW_MS = 60 * 1000;
-
-export function toDeployRecord(row: DeploysTable): DeployRecord {
-  return {
-    id: row.id, site_id: row.site_id, version: row.version, environment: row.environment,
-    deployed_at: iso(row.deployed_at), commit_sha: row.commit_sha, author: row.author, pr_number: row.pr_number,
-    provider: row.provider, url: row.url, description: row.description,
-    confusion_before: row.confusion_before, confusion_after: row.confusion_after, delta: row.delta,
-    pages_before: JSON.parse(row.pages_before), pages_after: row.pages_after ? JSON.parse(row.pages_after) : null,
-    after_computed_at: isoOrNull(row.after_computed_at), created_at: iso(row.created_at),
-  };
-}
+const FUTURE_SKEW_MS = MINUTE_MS;
 
 /** The site's score right now: the latest page scores, weighted by their active users. */
-export async function currentScores(db: Kysely<Database>, siteId: string) {
+async function currentScores(db: Kysely<Database>, siteId: string) {
   const rows = await db.selectFrom('page_scores').select(['page', 'score', 'active_users']).where('site_id', '=', siteId)
     .orderBy('score', 'desc').orderBy('active_users', 'desc').orderBy('page').execute();
   return { overall: overallScore(rows.map((r) => ({ score: r.score, activeUsers: r.active_users }))), pages: rows };
@@ -47,8 +37,9 @@ async function verificationEnvironments(db: Kysely<Database>, siteId: string): P
   return new Set(['production', ...(config.verification_environments ?? [])]);
 }
 
-export async function recordDeploy(store: Store, auth: AuthContext, input: CreateDeployBody, now: number): Promise<DeployRecord> {
-  const site = await resolveSite({ db: store.db, auth: auth }, input.site_id);
+export async function recordDeploy({ ctx, input }: { ctx: ServiceContext; input: CreateDeployBody }): Promise<DeployRecord> {
+  const { db, auth, now } = ctx;
+  const site = await resolveSite(ctx, input.site_id);
   let deployedAt = now;
   if (input.deployed_at) {
     deployedAt = Date.parse(input.deployed_at);
@@ -57,16 +48,16 @@ export async function recordDeploy(store: Store, auth: AuthContext, input: Creat
   }
   const url = input.url === undefined ? null : cleanHttpUrl(input.url);
   const environment = input.environment ?? 'production';
-  const before = await currentScores(store.db, site.id);
-  const verifies = (await verificationEnvironments(store.db, site.id)).has(environment);
+  const before = await currentScores(db, site.id);
+  const verifies = (await verificationEnvironments(db, site.id)).has(environment);
   const issues = verifies
-    ? await store.db.selectFrom('ux_issues').selectAll().where('site_id', '=', site.id)
+    ? await db.selectFrom('ux_issues').selectAll().where('site_id', '=', site.id)
       .where('status', 'in', ['resolved', ...OPEN_ISSUE_STATUSES]).execute()
     : [];
   // Before-rates: 7 days before resolution for resolved issues, before the deploy for open ones.
   const rates = await Promise.all(issues.map((issue) => {
     const until = issue.status === 'resolved' && issue.resolved_at ? issue.resolved_at : deployedAt;
-    return issueRate(store.db, issue, until - 7 * DAY_MS, until);
+    return issueRate(db, issue, until - 7 * DAY_MS, until);
   }));
 
   const row: DeploysTable = {
@@ -77,7 +68,7 @@ export async function recordDeploy(store: Store, auth: AuthContext, input: Creat
     pages_before: JSON.stringify(before.pages), pages_after: null, after_computed_at: null, created_at: now,
   };
   const record = toDeployRecord(row);
-  await store.db.transaction().execute(async (trx) => {
+  await db.transaction().execute(async (trx) => {
     await trx.insertInto('deploys').values(row).execute();
     for (const [i, issue] of issues.entries()) {
       await trx.insertInto('issue_verifications').values({
@@ -92,8 +83,10 @@ export async function recordDeploy(store: Store, auth: AuthContext, input: Creat
   return record;
 }
 
-export async function listDeploys(store: Store, siteId: string, environment: string | undefined, offset: number, limit: number) {
-  let query = store.db.selectFrom('deploys').where('site_id', '=', siteId);
+export async function listDeploys({ ctx, input }: { ctx: ServiceContext; input: Static<typeof ListDeploysQuery> }) {
+  const site = await resolveSite(ctx, input.site_id);
+  const { environment, offset = 0, limit = 50 } = input;
+  let query = ctx.db.selectFrom('deploys').where('site_id', '=', site.id);
   if (environment) query = query.where('environment', '=', environment);
   const [rows, count] = await Promise.all([
     query.selectAll().orderBy('deployed_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
@@ -102,21 +95,7 @@ export async function listDeploys(store: Store, siteId: string, environment: str
   return { deploys: rows.map(toDeployRecord), total: Number(count.n), offset, limit };
 }
 
-export async function getDeploy(store: Store, siteId: string, id: string) {
-  const row = await store.db.selectFrom('deploys').selectAll().where('site_id', '=', siteId).where('id', '=', id).executeTakeFirst();
-  if (!row) throw new AppError('not_found', 'Deploy not found');
-  const verified = await store.db.selectFrom('issue_verifications')
-    .innerJoin('ux_issues', 'ux_issues.id', 'issue_verifications.issue_id')
-    .select(['ux_issues.id', 'ux_issues.title', 'ux_issues.page', 'ux_issues.type', 'ux_issues.severity', 'ux_issues.status', 'issue_verifications.result'])
-    .where('issue_verifications.deploy_id', '=', id).where('ux_issues.site_id', '=', siteId).execute();
-  const appeared = await store.db.selectFrom('ux_issues').select(['id', 'title', 'page', 'type', 'severity', 'status'])
-    .where('site_id', '=', siteId).where('first_seen_at', '>=', row.deployed_at).where('first_seen_at', '<', row.deployed_at + DEPLOY_MAX_AGE_MS).execute();
-  const seen = new Set(verified.map((v) => v.id));
-  return {
-    ...toDeployRecord(row),
-    related_issues: [
-      ...verified.map((v) => ({ id: v.id, title: v.title, page: v.page, type: v.type, severity: v.severity, status: v.status, relation: 'verification', verification_result: v.result })),
-      ...appeared.filter((a) => !seen.has(a.id)).map((a) => ({ ...a, relation: 'appeared_after', verification_result: null })),
-    ],
-  };
+export async function deployDetail({ ctx, input }: { ctx: ServiceContext; input: { deploy_id: string; site_id?: string } }) {
+  const site = await resolveSite(ctx, input.site_id);
+  return deployWithRelatedIssues(ctx.db, site.id, input.deploy_id.toLowerCase());
 }

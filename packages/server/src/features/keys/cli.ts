@@ -36,7 +36,7 @@ export async function runKeysCreate(
     await migrateToLatest(store.db);
     let created;
     try {
-      created = await createSiteKey(store, new Secrets(secret), { siteId: opts.site, type, scopes, name: opts.name }, clock.now());
+      created = await createSiteKey({ ctx: { db: store.db, now: clock.now() }, input: { siteId: opts.site, type, scopes, name: opts.name }, secrets: new Secrets(secret) });
     } catch (err) {
       if (err instanceof AppError && err.code === 'not_found') throw fail(`--site ${opts.site} is not a site`);
       if (err instanceof AppError && err.code === 'invalid_input') throw fail(`--${String(err.details?.field ?? 'scopes')}: ${String(err.details?.reason ?? err.message)}`);

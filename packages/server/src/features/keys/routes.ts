@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
+import { contextOf } from '../../http/context.ts';
 import { Deleted, SiteIdQuery } from '../../domain/schema-parts.ts';
 import { CreatedKey, CreateKeyBody, KeyParams, KeyRecord } from './schemas.ts';
 import { createKey, listKeys, revokeKey } from './service.ts';
@@ -9,26 +10,23 @@ import { createKey, listKeys, revokeKey } from './service.ts';
 const access = { surface: 'manage', scopes: ['manage:write'], jwtOnly: true, role: 'admin' } as const;
 
 export async function keyRoutes(app: App) {
-  const { store, clock, secrets } = app.services;
+  const { secrets } = app.services;
 
   app.get('/manage/keys', {
     config: { access },
     schema: { tags: ['keys'], summary: 'List active API keys (never the keys themselves)', querystring: SiteIdQuery, response: { 200: Envelope(Type.Object({ keys: Type.Array(KeyRecord) })) } },
-  }, async (request) => ok({ keys: await listKeys(store, request.auth!, request.query.site_id) }));
+  }, async (request) => ok(await listKeys({ ctx: contextOf(request), input: request.query })));
 
   app.post('/manage/keys', {
     config: { access },
     schema: { tags: ['keys'], summary: 'Create an API key; the key is shown once', body: CreateKeyBody, response: { 201: Envelope(CreatedKey) } },
   }, async (request, reply) => {
     reply.code(201);
-    return ok(await createKey(store, secrets, request.auth!, request.body, clock.now()));
+    return ok(await createKey({ ctx: contextOf(request), input: request.body, secrets }));
   });
 
   app.delete('/manage/keys/:id', {
     config: { access },
     schema: { tags: ['keys'], summary: 'Revoke an API key; it fails at once', params: KeyParams, response: { 200: Envelope(Deleted) } },
-  }, async (request) => {
-    await revokeKey(store, request.auth!, request.params.id, clock.now());
-    return ok({ id: request.params.id, deleted: true });
-  });
+  }, async (request) => ok(await revokeKey({ ctx: contextOf(request), input: request.params })));
 }

@@ -5,12 +5,11 @@ import { iso, isoOrNull } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { generateKey, hashKey, keyHint, KEY_TYPE_RULES, SCOPES, type KeyType, type Scope } from '../../auth/api-keys.ts';
 import type { Secrets } from '../../auth/secrets.ts';
-import { actorOf, type AuthContext } from '../../domain/context.ts';
+import { actorOf, type ServiceContext } from '../../domain/context.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
+import { cleanName } from '../../domain/clean-input.ts';
 import { siteInScope, UUID_PATTERN } from '../../domain/tenancy.ts';
-import type { Store } from '../../store/db.ts';
 import type { ApiKey, Database } from '../../store/tables.ts';
-import { cleanName } from '../sites/service.ts';
 import type { CreateKeyBody, KeyRecord } from './schemas.ts';
 
 export const toKeyRecord = (key: ApiKey): KeyRecord => ({
@@ -51,18 +50,19 @@ export async function insertKey(trx: Kysely<Database>, secrets: Secrets, input: 
   return { key, raw };
 }
 
-export async function listKeys(store: Store, auth: AuthContext, siteId: string | undefined): Promise<KeyRecord[]> {
-  let query = store.db.selectFrom('api_keys').selectAll().where('org_id', '=', auth.org.id).where('revoked_at', 'is', null);
-  if (siteId) {
-    const site = await siteInScope({ db: store.db, auth: auth }, siteId);
-    query = query.where('site_id', '=', site.id);
-  }
+/** The org's active keys, or one site's when `site_id` is given. */
+export async function listKeys({ ctx, input }: { ctx: ServiceContext; input: { site_id?: string } }): Promise<{ keys: KeyRecord[] }> {
+  const site = input.site_id ? await siteInScope(ctx, input.site_id) : null;
+  let query = ctx.db.selectFrom('api_keys').selectAll().where('org_id', '=', ctx.auth.org.id).where('revoked_at', 'is', null);
+  if (site) query = query.where('site_id', '=', site.id);
   const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
-  return rows.map(toKeyRecord);
+  return { keys: rows.map(toKeyRecord) };
 }
 
-export async function createKey(store: Store, secrets: Secrets, auth: AuthContext, input: CreateKeyBody, now: number) {
-  const siteId = input.site_id ? (await siteInScope({ db: store.db, auth: auth }, input.site_id)).id : null;
+/** Mints a key for a user; `secrets` hashes it (only the HMAC is stored). */
+export async function createKey({ ctx, input, secrets }: { ctx: ServiceContext; input: CreateKeyBody; secrets: Secrets }) {
+  const { auth, now } = ctx;
+  const siteId = input.site_id ? (await siteInScope(ctx, input.site_id)).id : null;
   const scopes = resolveScopes(input.key_type, input.scopes);
   let expiresAt: number | null = null;
   if (input.expires_at) {
@@ -70,7 +70,7 @@ export async function createKey(store: Store, secrets: Secrets, auth: AuthContex
     if (!(expiresAt > now)) throw invalidInput('expires_at', 'must be in the future');
   }
   if (input.key_type === 'publishable' && !siteId) throw invalidInput('site_id', 'publishable keys belong to one site');
-  return store.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute(async (trx) => {
     const { key, raw } = await insertKey(trx, secrets, {
       orgId: auth.org.id, siteId, type: input.key_type, scopes,
       name: input.name === undefined ? null : cleanName(input.name), createdBy: actorOf(auth).label, expiresAt,
@@ -80,19 +80,24 @@ export async function createKey(store: Store, secrets: Secrets, auth: AuthContex
   });
 }
 
+/** What the operator's face passes: the store and the time, no credential. */
+export type OperatorContext = Pick<ServiceContext, 'db' | 'now'>;
+
 /**
- * A key minted by the operator (`mallard keys create`): no user token, audited as the system.
- * Without scopes, a secret key gets every scope (like bootstrap's) and the others their fixed ones.
+ * A key minted by the operator (`mallard keys create`): no user token (whoever runs the CLI
+ * holds the store already), audited as the system. Without scopes, a secret key gets every
+ * scope (like bootstrap's) and the others their fixed ones.
  */
-export async function createSiteKey(store: Store, secrets: Secrets, input: {
-  siteId: string; type: KeyType; scopes?: readonly Scope[]; name?: string; createdBy?: string;
-}, now: number) {
+export async function createSiteKey({ ctx, input, secrets }: {
+  ctx: OperatorContext; input: { siteId: string; type: KeyType; scopes?: readonly Scope[]; name?: string; createdBy?: string }; secrets: Secrets;
+}) {
+  const { db, now } = ctx;
   const site = UUID_PATTERN.test(input.siteId)
-    ? await store.db.selectFrom('sites').select(['id', 'org_id']).where('id', '=', input.siteId.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst()
+    ? await db.selectFrom('sites').select(['id', 'org_id']).where('id', '=', input.siteId.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst()
     : undefined;
   if (!site) throw new AppError('not_found', 'Site not found');
   const scopes = resolveScopes(input.type, input.scopes ?? (input.type === 'secret' ? SCOPES : undefined));
-  return store.db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
     const { key, raw } = await insertKey(trx, secrets, {
       orgId: site.org_id, siteId: site.id, type: input.type, scopes,
       name: input.name === undefined ? null : cleanName(input.name), createdBy: input.createdBy ?? 'cli', expiresAt: null,
@@ -105,11 +110,13 @@ export async function createSiteKey(store: Store, secrets: Secrets, input: {
   });
 }
 
-export async function revokeKey(store: Store, auth: AuthContext, id: string, now: number): Promise<void> {
-  await store.db.transaction().execute(async (trx) => {
+export async function revokeKey({ ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } }): Promise<{ id: string; deleted: true }> {
+  const { auth, now } = ctx;
+  await ctx.db.transaction().execute(async (trx) => {
     const done = await trx.updateTable('api_keys').set({ revoked_at: now })
       .where('id', '=', id).where('org_id', '=', auth.org.id).where('revoked_at', 'is', null).executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) throw new AppError('not_found', 'Key not found');
     await recordAudit(trx, auth, { action: 'key.revoked', targetType: 'api_key', targetId: id }, now);
   });
+  return { id, deleted: true };
 }

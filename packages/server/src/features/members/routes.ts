@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
+import { contextOf } from '../../http/context.ts';
 import { Deleted } from '../../domain/schema-parts.ts';
 import { CreatedMember, CreateMemberBody, MemberParams, MemberRecord, UpdateMemberBody } from './schemas.ts';
 import { addMember, changeRole, listMembers, removeMember } from './service.ts';
@@ -9,31 +10,28 @@ import { addMember, changeRole, listMembers, removeMember } from './service.ts';
 const base = { surface: 'manage', scopes: ['manage:write'], jwtOnly: true, orgScope: true } as const;
 
 export async function memberRoutes(app: App) {
-  const { store, clock, secrets } = app.services;
+  const { secrets } = app.services;
 
   app.get('/manage/members', {
     config: { access: { ...base, role: 'viewer' } },
     schema: { tags: ['members'], summary: 'List the org\'s members', response: { 200: Envelope(Type.Object({ members: Type.Array(MemberRecord) })) } },
-  }, async (request) => ok({ members: await listMembers(store, request.auth!) }));
+  }, async (request) => ok(await listMembers({ ctx: contextOf(request) })));
 
   app.post('/manage/members', {
     config: { access: { ...base, role: 'admin' }, docs: { errors: ['conflict'] } },
     schema: { tags: ['members'], summary: 'Add a member (creates an invitation for a new email)', body: CreateMemberBody, response: { 201: Envelope(CreatedMember) } },
   }, async (request, reply) => {
     reply.code(201);
-    return ok(await addMember(store, secrets, request.auth!, request.body, clock.now()));
+    return ok(await addMember({ ctx: contextOf(request), input: request.body, secrets }));
   });
 
   app.patch('/manage/members/:id', {
     config: { access: { ...base, role: 'admin' }, docs: { errors: ['conflict'] } },
     schema: { tags: ['members'], summary: 'Change a member\'s role', params: MemberParams, body: UpdateMemberBody, response: { 200: Envelope(MemberRecord) } },
-  }, async (request) => ok(await changeRole(store, request.auth!, request.params.id, request.body.role, clock.now())));
+  }, async (request) => ok(await changeRole({ ctx: contextOf(request), input: { ...request.body, ...request.params } })));
 
   app.delete('/manage/members/:id', {
     config: { access: { ...base, role: 'admin' }, docs: { errors: ['conflict'] } },
     schema: { tags: ['members'], summary: 'Remove a member', params: MemberParams, response: { 200: Envelope(Deleted) } },
-  }, async (request) => {
-    await removeMember(store, request.auth!, request.params.id, clock.now());
-    return ok({ id: request.params.id, deleted: true });
-  });
+  }, async (request) => ok(await removeMember({ ctx: contextOf(request), input: request.params })));
 }

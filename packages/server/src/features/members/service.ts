@@ -6,13 +6,13 @@ import type { Kysely } from 'kysely';
 import { iso } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { randomBase62, type Secrets } from '../../auth/secrets.ts';
-import type { AuthContext, Role } from '../../domain/context.ts';
+import type { AuthContext, ServiceContext } from '../../domain/context.ts';
 import { AppError } from '../../domain/errors.ts';
-import type { Store } from '../../store/db.ts';
+import { DAY_MS } from '../../domain/time.ts';
 import type { Database } from '../../store/tables.ts';
-import type { CreateMemberBody, MemberRecord } from './schemas.ts';
+import type { CreateMemberBody, MemberRecord, UpdateMemberBody } from './schemas.ts';
 
-export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export const INVITE_TTL_MS = 7 * DAY_MS;
 
 interface MemberRow { id: string; user_id: string; email: string; role: string; password_hash: string | null; created_at: number; updated_at: number }
 
@@ -31,9 +31,9 @@ const memberQuery = (db: Kysely<Database>, orgId: string) => db.selectFrom('memb
   .select(['memberships.id', 'memberships.user_id', 'users.email', 'memberships.role', 'users.password_hash', 'memberships.created_at', 'memberships.updated_at'])
   .where('memberships.org_id', '=', orgId);
 
-export async function listMembers(store: Store, auth: AuthContext): Promise<MemberRecord[]> {
-  const rows = await memberQuery(store.db, auth.org.id).orderBy('memberships.created_at', 'asc').orderBy('memberships.id', 'asc').execute();
-  return rows.map(toMember);
+export async function listMembers({ ctx }: { ctx: ServiceContext }): Promise<{ members: MemberRecord[] }> {
+  const rows = await memberQuery(ctx.db, ctx.auth.org.id).orderBy('memberships.created_at', 'asc').orderBy('memberships.id', 'asc').execute();
+  return { members: rows.map(toMember) };
 }
 
 /** Creates a one-time token for setting a password; only its HMAC is stored. */
@@ -52,10 +52,12 @@ function assertMayGrant(auth: AuthContext, role: string) {
   }
 }
 
-export async function addMember(store: Store, secrets: Secrets, auth: AuthContext, input: CreateMemberBody, now: number) {
+/** Adds a member; `secrets` signs the invitation token of an email with no user yet. */
+export async function addMember({ ctx, input, secrets }: { ctx: ServiceContext; input: CreateMemberBody; secrets: Secrets }) {
+  const { auth, now } = ctx;
   assertMayGrant(auth, input.role);
   const email = input.email.trim().toLowerCase();
-  return store.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute(async (trx) => {
     let user = await trx.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
     let invitation: { token: string; expires_at: string; set_password_url: string } | undefined;
     if (!user) {
@@ -88,8 +90,9 @@ async function assertAnotherOwner(trx: Kysely<Database>, orgId: string, exceptId
   if (others.length === 0) throw new AppError('conflict', 'The org must keep at least one owner');
 }
 
-export async function changeRole(store: Store, auth: AuthContext, id: string, role: Role, now: number): Promise<MemberRecord> {
-  return store.db.transaction().execute(async (trx) => {
+export async function changeRole({ ctx, input: { id, role } }: { ctx: ServiceContext; input: UpdateMemberBody & { id: string } }): Promise<MemberRecord> {
+  const { auth, now } = ctx;
+  return ctx.db.transaction().execute(async (trx) => {
     const member = await loadMember(trx, auth.org.id, id);
     if (member.role === role) return toMember(member);
     assertMayGrant(auth, member.role);
@@ -101,12 +104,14 @@ export async function changeRole(store: Store, auth: AuthContext, id: string, ro
   });
 }
 
-export async function removeMember(store: Store, auth: AuthContext, id: string, now: number): Promise<void> {
-  await store.db.transaction().execute(async (trx) => {
+export async function removeMember({ ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } }): Promise<{ id: string; deleted: true }> {
+  const { auth, now } = ctx;
+  await ctx.db.transaction().execute(async (trx) => {
     const member = await loadMember(trx, auth.org.id, id);
     assertMayGrant(auth, member.role);
     if (member.role === 'owner') await assertAnotherOwner(trx, auth.org.id, id);
     await trx.deleteFrom('memberships').where('id', '=', id).execute();
     await recordAudit(trx, auth, { action: 'member.removed', targetType: 'member', targetId: id, details: { user_id: member.user_id } }, now);
   });
+  return { id, deleted: true };
 }

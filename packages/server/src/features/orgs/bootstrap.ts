@@ -5,9 +5,10 @@ import { SCOPES } from '../../auth/api-keys.ts';
 import { hashPassword } from '../../auth/passwords.ts';
 import type { Secrets } from '../../auth/secrets.ts';
 import { AppError } from '../../domain/errors.ts';
+import { cleanName } from '../../domain/clean-input.ts';
 import type { Store } from '../../store/db.ts';
 import { insertKey } from '../keys/service.ts';
-import { cleanName, insertSite } from '../sites/service.ts';
+import { insertSite } from '../sites/service.ts';
 
 export interface BootstrapInput { org: string; siteName: string; siteUrl: string; email: string; password: string }
 

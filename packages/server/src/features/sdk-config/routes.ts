@@ -2,11 +2,11 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { authenticate } from '../../http/access.ts';
 import { openCors } from '../../http/cors.ts';
+import { contextOf } from '../../http/context.ts';
 import { AppError } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { resolveSite } from '../../domain/tenancy.ts';
 import { SdkConfigPatch, SdkConfigRecord } from '../../domain/sdk-config.ts';
-import { checkEnvironment, effectiveConfig, listConfigs, patchConfig, publicConfig } from './service.ts';
+import { getPublicConfig, listConfigs, patchConfig } from './service.ts';
 
 const PublicConfig = Type.Object({
   site_id: Type.String(), environment: Type.String(), sample_rate: Type.Number(),
@@ -17,8 +17,6 @@ const PublicConfig = Type.Object({
 });
 
 export async function sdkConfigRoutes(app: App) {
-  const { store, clock } = app.services;
-
   app.get('/manage/sdk-config', {
     config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'viewer' } },
     schema: {
@@ -26,10 +24,7 @@ export async function sdkConfigRoutes(app: App) {
       querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
       response: { 200: Envelope(Type.Object({ site_id: Type.String(), environments: Type.Array(SdkConfigRecord) })) },
     },
-  }, async (request) => {
-    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
-    return ok(await listConfigs(store, site.id));
-  });
+  }, async (request) => ok(await listConfigs({ ctx: contextOf(request), input: request.query })));
 
   app.patch('/manage/sdk-config/:environment', {
     config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'admin' } },
@@ -39,10 +34,7 @@ export async function sdkConfigRoutes(app: App) {
       querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
       body: SdkConfigPatch, response: { 200: Envelope(SdkConfigRecord) },
     },
-  }, async (request) => {
-    const site = await resolveSite({ db: store.db, auth: request.auth! }, request.query.site_id);
-    return ok(await patchConfig(store, request.auth!, site.id, request.params.environment, request.body, clock.now()));
-  });
+  }, async (request) => ok(await patchConfig({ ctx: contextOf(request), input: { ...request.body, ...request.query, ...request.params } })));
 }
 
 /** GET /v1/sdk-config?key=svc_pub_...: public and cacheable, for the browser SDK. */
@@ -60,12 +52,8 @@ export async function publicSdkConfigRoutes(app: App) {
   }, async (request, reply) => {
     if (!request.query.key) throw new AppError('missing_auth', 'Pass the publishable key as ?key=');
     const auth = await authenticate(store, secrets, request.query.key, clock.now());
-    if (auth.kind !== 'key' || !auth.site || !auth.scopes.includes('ingest:write')) {
-      throw new AppError('missing_scope', 'Use the site\'s publishable key', { required: ['ingest:write'] });
-    }
-    const environment = checkEnvironment(request.query.env ?? 'production');
-    const { config, updatedAt } = await effectiveConfig(store.db, auth.site.id, environment);
+    const config = await getPublicConfig({ ctx: { auth, db: store.db }, input: request.query });
     reply.header('cache-control', 'public, max-age=60');
-    return ok(publicConfig(auth.site.id, environment, config, updatedAt));
+    return ok(config);
   });
 }

@@ -3,13 +3,13 @@
 import { v7 as uuidv7 } from 'uuid';
 import { isoOrNull } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
-import type { AuthContext } from '../../domain/context.ts';
-import { invalidInput } from '../../domain/errors.ts';
-import type { Store } from '../../store/db.ts';
+import type { ServiceContext } from '../../domain/context.ts';
+import { AppError, invalidInput } from '../../domain/errors.ts';
 import { ENVIRONMENT_PATTERN, type SdkConfig, type SdkConfigPatch } from '../../domain/sdk-config.ts';
-export { effectiveConfig } from '../../domain/site-config.ts';
+import { effectiveConfig } from '../../domain/site-config.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
 
-export function checkEnvironment(environment: string): string {
+function checkEnvironment(environment: string): string {
   if (!ENVIRONMENT_PATTERN.test(environment)) throw invalidInput('environment', 'must be 1 to 64 letters, digits, dots, dashes or underscores');
   return environment;
 }
@@ -20,15 +20,21 @@ function validate(patch: SdkConfigPatch) {
   });
 }
 
-export async function listConfigs(store: Store, siteId: string) {
-  const rows = await store.db.selectFrom('sdk_configs').selectAll().where('site_id', '=', siteId).orderBy('environment').execute();
+export async function listConfigs({ ctx, input }: { ctx: ServiceContext; input: { site_id?: string } }) {
+  const { id: siteId } = await resolveSite(ctx, input.site_id);
+  const rows = await ctx.db.selectFrom('sdk_configs').selectAll().where('site_id', '=', siteId).orderBy('environment').execute();
   return { site_id: siteId, environments: rows.map((r) => ({ site_id: siteId, environment: r.environment, config: JSON.parse(r.config), updated_at: isoOrNull(r.updated_at) })) };
 }
 
-export async function patchConfig(store: Store, auth: AuthContext, siteId: string, environment: string, patch: SdkConfigPatch, now: number) {
+type PatchConfigInput = SdkConfigPatch & { environment: string; site_id?: string };
+
+/** Changes one environment's settings; a key set to null is removed. */
+export async function patchConfig({ ctx, input: { environment, site_id, ...patch } }: { ctx: ServiceContext; input: PatchConfigInput }) {
+  const { auth, now } = ctx;
+  const { id: siteId } = await resolveSite(ctx, site_id);
   checkEnvironment(environment);
   validate(patch);
-  return store.db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute(async (trx) => {
     const row = await trx.selectFrom('sdk_configs').selectAll().where('site_id', '=', siteId).where('environment', '=', environment).executeTakeFirst();
     const config: Record<string, unknown> = row ? JSON.parse(row.config) : {};
     for (const [key, value] of Object.entries(patch)) {
@@ -44,7 +50,7 @@ export async function patchConfig(store: Store, auth: AuthContext, siteId: strin
 }
 
 /** What a browser may see: no revenue values, weights or verification settings. */
-export function publicConfig(siteId: string, environment: string, config: SdkConfig, updatedAt: number | null) {
+function publicConfig(siteId: string, environment: string, config: SdkConfig, updatedAt: number | null) {
   return {
     site_id: siteId,
     environment,
@@ -55,4 +61,18 @@ export function publicConfig(siteId: string, environment: string, config: SdkCon
     privacy: { respect_dnt: false, require_consent: false, cookieless: false, ...(config.privacy ?? {}) },
     updated_at: isoOrNull(updatedAt),
   };
+}
+
+/**
+ * The browser-safe config for a site's publishable key. The route authenticates the key
+ * (public routes skip the auth hook), so the context is only the credential and the store.
+ */
+export async function getPublicConfig({ ctx, input }: { ctx: Pick<ServiceContext, 'auth' | 'db'>; input: { env?: string } }) {
+  const { auth } = ctx;
+  if (auth.kind !== 'key' || !auth.site || !auth.scopes.includes('ingest:write')) {
+    throw new AppError('missing_scope', 'Use the site\'s publishable key', { required: ['ingest:write'] });
+  }
+  const environment = checkEnvironment(input.env ?? 'production');
+  const { config, updatedAt } = await effectiveConfig(ctx.db, auth.site.id, environment);
+  return publicConfig(auth.site.id, environment, config, updatedAt);
 }

@@ -1,13 +1,14 @@
-// Sites of an org: create, rename, delete. Deleting hides the site and revokes its keys at
-// once (one transaction); its data is purged afterwards in batches by purgeDeletedSites.
+// Sites of an org: list, create, change, delete. Deleting hides the site and revokes its keys
+// at once (one transaction); its data is purged afterwards in batches by purgeDeletedSites.
 import { v7 as uuidv7 } from 'uuid';
 import type { Kysely } from 'kysely';
 import { iso } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
-import type { AuthContext } from '../../domain/context.ts';
-import { AppError, invalidInput } from '../../domain/errors.ts';
+import type { ServiceContext } from '../../domain/context.ts';
+import { AppError } from '../../domain/errors.ts';
+import { cleanHttpUrl, cleanName } from '../../domain/clean-input.ts';
 import { siteInScope } from '../../domain/tenancy.ts';
-import type { Store } from '../../store/db.ts';
+import { purgeDeletedSites } from '../../jobs/purge-sites.ts';
 import type { Database, Site } from '../../store/tables.ts';
 import type { CreateSiteBody, SiteRecord, UpdateSiteBody } from './schemas.ts';
 
@@ -23,21 +24,6 @@ export function toSiteRecord(site: Site): SiteRecord {
   };
 }
 
-export function cleanName(value: string, field = 'name'): string {
-  const name = value.trim();
-  if (!name) throw invalidInput(field, 'must not be blank');
-  if (/[\u0000-\u001f\u007f]/.test(name)) throw invalidInput(field, 'must not contain control characters');
-  return name;
-}
-
-export function cleanHttpUrl(value: string, field = 'url'): string {
-  let parsed: URL;
-  try { parsed = new URL(value.trim()); } catch { throw invalidInput(field, 'must be a valid http or https URL'); }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw invalidInput(field, 'must be a valid http or https URL');
-  if (parsed.username || parsed.password) throw invalidInput(field, 'must not contain credentials');
-  return value.trim();
-}
-
 function cleanOrigins(values: string[]): string[] {
   return [...new Set(values.map((value) => {
     const url = cleanHttpUrl(value, 'allowed_origins');
@@ -45,13 +31,16 @@ function cleanOrigins(values: string[]): string[] {
   }))];
 }
 
-export async function listSites(store: Store, auth: AuthContext): Promise<SiteRecord[]> {
-  let query = store.db.selectFrom('sites').selectAll().where('org_id', '=', auth.org.id).where('deleted_at', 'is', null);
+/** The org's live sites; a site-scoped key sees only its own. */
+export async function listSites({ ctx }: { ctx: ServiceContext }): Promise<{ sites: SiteRecord[] }> {
+  const { db, auth } = ctx;
+  let query = db.selectFrom('sites').selectAll().where('org_id', '=', auth.org.id).where('deleted_at', 'is', null);
   if (auth.site) query = query.where('id', '=', auth.site.id);
   const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
-  return rows.map(toSiteRecord);
+  return { sites: rows.map(toSiteRecord) };
 }
 
+/** Inserts a site row inside the caller's transaction (also used by bootstrap). */
 export async function insertSite(trx: Kysely<Database>, orgId: string, input: CreateSiteBody, now: number): Promise<Site> {
   const site: Site = {
     id: uuidv7(),
@@ -67,22 +56,24 @@ export async function insertSite(trx: Kysely<Database>, orgId: string, input: Cr
   return site;
 }
 
-export async function createSite(store: Store, auth: AuthContext, input: CreateSiteBody, now: number): Promise<SiteRecord> {
-  return store.db.transaction().execute(async (trx) => {
+export async function createSite({ ctx, input }: { ctx: ServiceContext; input: CreateSiteBody }): Promise<SiteRecord> {
+  const { auth, now } = ctx;
+  return ctx.db.transaction().execute(async (trx) => {
     const site = await insertSite(trx, auth.org.id, input, now);
     await recordAudit(trx, auth, { action: 'site.created', targetType: 'site', targetId: site.id, siteId: site.id, details: { name: site.name } }, now);
     return toSiteRecord(site);
   });
 }
 
-export async function updateSite(store: Store, auth: AuthContext, siteId: string, input: UpdateSiteBody, now: number): Promise<SiteRecord> {
-  await siteInScope({ db: store.db, auth: auth }, siteId);
+export async function updateSite({ ctx, input: { id, ...input } }: { ctx: ServiceContext; input: UpdateSiteBody & { id: string } }): Promise<SiteRecord> {
+  const { auth, now } = ctx;
+  await siteInScope(ctx, id);
   const changes: Partial<Site> = { updated_at: now };
   if (input.name !== undefined) changes.name = cleanName(input.name);
   if (input.url !== undefined) changes.url = cleanHttpUrl(input.url);
   if (input.allowed_origins !== undefined) changes.allowed_origins = JSON.stringify(cleanOrigins(input.allowed_origins));
-  return store.db.transaction().execute(async (trx) => {
-    const site = await trx.updateTable('sites').set(changes).where('id', '=', siteId)
+  return ctx.db.transaction().execute(async (trx) => {
+    const site = await trx.updateTable('sites').set(changes).where('id', '=', id)
       .where('deleted_at', 'is', null).returningAll().executeTakeFirst();
     if (!site) throw new AppError('not_found', 'Site not found');
     await recordAudit(trx, auth, { action: 'site.updated', targetType: 'site', targetId: site.id, siteId: site.id, details: { fields: Object.keys(input) } }, now);
@@ -90,13 +81,18 @@ export async function updateSite(store: Store, auth: AuthContext, siteId: string
   });
 }
 
-export async function deleteSite(store: Store, auth: AuthContext, siteId: string, now: number): Promise<void> {
-  await siteInScope({ db: store.db, auth: auth }, siteId);
-  await store.db.transaction().execute(async (trx) => {
+export async function deleteSite({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<{ id: string; deleted: true }> {
+  const { auth, now } = ctx;
+  const siteId = input.id;
+  await siteInScope(ctx, siteId);
+  await ctx.db.transaction().execute(async (trx) => {
     const done = await trx.updateTable('sites').set({ deleted_at: now, updated_at: now })
       .where('id', '=', siteId).where('deleted_at', 'is', null).executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) throw new AppError('not_found', 'Site not found');
     await trx.updateTable('api_keys').set({ revoked_at: now }).where('site_id', '=', siteId).where('revoked_at', 'is', null).execute();
     await recordAudit(trx, auth, { action: 'site.deleted', targetType: 'site', targetId: siteId, siteId }, now);
   });
+  // The site is already unreachable; its rows go in the background.
+  purgeDeletedSites(ctx).catch((err) => ctx.log.error({ err }, 'purging deleted site failed'));
+  return { id: siteId, deleted: true };
 }

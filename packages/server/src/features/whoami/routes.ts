@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
-import { SCOPES } from '../../auth/api-keys.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
+import { contextOf } from '../../http/context.ts';
 import { Nullable, Uuid } from '../../domain/schema-parts.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
+import { whoami } from './service.ts';
 
 const Whoami = Type.Object({
   org: Type.Object({ id: Uuid, name: Type.String() }),
@@ -18,11 +19,5 @@ export async function whoamiRoutes(app: App) {
   app.get('/query/whoami', {
     config: { access: QUERY_ACCESS },
     schema: { tags: ['query'], summary: 'The calling credential: org, site, type and scopes', response: { 200: Envelope(Whoami) } },
-  }, async (request) => {
-    const auth = request.auth!;
-    const base = { org: { id: auth.org.id, name: auth.org.name }, site: auth.site, key_type: auth.keyType };
-    // A user token carries no scopes of its own: it may use every scope, within its role.
-    if (auth.kind === 'jwt') return ok({ ...base, scopes: [...SCOPES], user: auth.user!, role: auth.role! });
-    return ok({ ...base, scopes: auth.scopes });
-  });
+  }, async (request) => ok(whoami({ ctx: contextOf(request) })));
 }

@@ -1,0 +1,25 @@
+// Annotations: a note on the timeline (site-wide, or for one page), shown in page detail and
+// beside trends.
+import { v7 as uuidv7 } from 'uuid';
+import type { Static } from '@sinclair/typebox';
+import { recordAudit } from '../../audit/record.ts';
+import { actorOf, type ServiceContext } from '../../domain/context.ts';
+import { invalidInput } from '../../domain/errors.ts';
+import { toAnnotation, type AnnotationRecord } from '../../domain/records/annotation.ts';
+import { pageParam } from '../../domain/site-settings.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
+import type { CreateAnnotationBody } from './schemas.ts';
+
+export async function createAnnotation({ ctx, input }: { ctx: ServiceContext; input: Static<typeof CreateAnnotationBody> }): Promise<AnnotationRecord> {
+  const { auth, now } = ctx;
+  const site = await resolveSite(ctx, input.site_id);
+  const message = input.message.trim();
+  if (!message) throw invalidInput('message', 'must not be blank');
+  const page = input.page === undefined ? null : await pageParam(ctx.db, site.id, input.page);
+  const row = { id: uuidv7(), site_id: site.id, page, message, author: actorOf(auth).label, created_at: now };
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.insertInto('annotations').values(row).execute();
+    await recordAudit(trx, auth, { action: 'annotation.created', targetType: 'annotation', targetId: row.id, siteId: site.id }, now);
+  });
+  return toAnnotation(row);
+}

@@ -1,0 +1,40 @@
+// One page in detail: its score, 7 days of history, top elements, active alerts, open
+// issues, the site's recent deploys, 30 days of annotations and the page's budgets.
+import type { Kysely } from 'kysely';
+import { ACTIVE_ALERT_STATUSES, OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
+import { DAY_MS } from '../../domain/time.ts';
+import type { Database } from '../../store/tables.ts';
+import { annotationsSince } from '../annotations/annotations-since.ts';
+import { recentDeploys } from '../deploys/recent-deploys.ts';
+import { SEVERITY_ORDER } from '../issues/service.ts';
+import { RAW_TABLES, serializeRow } from '../raw/tables.ts';
+import { pageBudgets } from './page-budgets.ts';
+import { seenPageScore, serializeHistory, serializePageScore } from './page-score.ts';
+import { topElements } from './top-elements.ts';
+
+export async function pageDetail(db: Kysely<Database>, siteId: string, page: string, now: number) {
+  const score = await seenPageScore(db, siteId, page);
+  const [history, alerts, issues, deploys, annotations, elements, budgets] = await Promise.all([
+    db.selectFrom('score_history').selectAll().where('site_id', '=', siteId).where('page', '=', page)
+      .where('cycle_at', '>=', now - 7 * DAY_MS).orderBy('cycle_at', 'desc').execute(),
+    db.selectFrom('alerts').selectAll().where('site_id', '=', siteId).where('page', '=', page)
+      .where('status', 'in', ACTIVE_ALERT_STATUSES).orderBy('fired_at', 'desc').execute(),
+    db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).where('page', '=', page)
+      .where('status', 'in', OPEN_ISSUE_STATUSES).orderBy(SEVERITY_ORDER).orderBy('last_seen_at', 'desc').execute(),
+    recentDeploys(db, siteId, 5),
+    annotationsSince(db, siteId, now - 30 * DAY_MS, page),
+    topElements(db, siteId, page, { since: now - 7 * DAY_MS, until: null, device: null }, 20),
+    pageBudgets(db, siteId, page, now),
+  ]);
+  return {
+    page,
+    score: score ? serializePageScore(score) : null,
+    history: history.map(serializeHistory),
+    elements,
+    active_alerts: alerts.map((a) => serializeRow(RAW_TABLES.alerts, a)),
+    issues: issues.map((i) => serializeRow(RAW_TABLES.ux_issues, i)),
+    recent_deploys: deploys,
+    annotations,
+    budgets,
+  };
+}
