@@ -1,13 +1,12 @@
 // The score routes' query strings; the service takes the same shapes.
 import { Type, type Static } from '@sinclair/typebox';
+import { ReadFilterQuery } from '../../domain/read-window.ts';
 
 const SiteId = { site_id: Type.Optional(Type.String({ maxLength: 64 })) };
 const Page = Type.String({ minLength: 1, maxLength: 2048, description: 'A page path, e.g. /checkout' });
 
 /** How far back trends and the elements window may reach. */
 export const MAX_DAYS = 90;
-const DEVICE_TYPES = ['desktop', 'mobile', 'tablet'] as const;
-export type DeviceType = (typeof DEVICE_TYPES)[number];
 
 export const SiteScoresQuery = Type.Object(SiteId);
 export const PageQuery = Type.Object({ ...SiteId, page: Page });
@@ -17,14 +16,8 @@ export const ElementsQuery = Type.Object({
   ...SiteId,
   page: Page,
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  device: Type.Optional(Type.Union(DEVICE_TYPES.map((d) => Type.Literal(d)), {
-    description: 'Only signals of sessions on this device type; default: every device',
-  })),
-  from: Type.Optional(Type.String({
-    format: 'date-time', maxLength: 40,
-    description: `ISO 8601 instant; signals at or after it, at most ${MAX_DAYS} days ago. Default: 7 days before \`to\` (or now)`,
-  })),
-  to: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'ISO 8601 instant after `from`; signals before it. Default: no end' })),
+  // Without `from`, the window is the 7 days before `to` (or now).
+  ...ReadFilterQuery,
 });
 
 export type SiteScoresQuery = Static<typeof SiteScoresQuery>;

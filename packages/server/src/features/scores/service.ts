@@ -2,13 +2,13 @@
 // resolves the site within the caller's tenancy and normalises page parameters first, then
 // reads through the query module named by what it returns.
 import type { ServiceContext } from '../../domain/context.ts';
-import { invalidInput } from '../../domain/errors.ts';
+import { readWindow } from '../../domain/read-window.ts';
 import { pageParam } from '../../domain/site-settings.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
 import { DAY_MS } from '../../domain/time.ts';
 import { pageComparison } from './page-comparison.ts';
 import { pageDetail } from './page-detail.ts';
-import { MAX_DAYS, type CompareQuery, type ElementsQuery, type PageQuery, type SiteScoresQuery, type TrendsQuery } from './schemas.ts';
+import { type CompareQuery, type ElementsQuery, type PageQuery, type SiteScoresQuery, type TrendsQuery } from './schemas.ts';
 import { scoreTrends } from './score-trends.ts';
 import { siteSummary } from './site-summary.ts';
 import { topElements, type ElementFilter } from './top-elements.ts';
@@ -37,28 +37,14 @@ export async function comparePages({ ctx, input }: { ctx: ServiceContext; input:
   return pageComparison(ctx.db, site.id, a, b);
 }
 
+/** The elements' window when no `from` is given: the 7 days before `to` (or now). */
+const ELEMENTS_SPAN_MS = 7 * DAY_MS;
+
 export async function getElements({ ctx, input }: { ctx: ServiceContext; input: ElementsQuery }) {
   const site = await resolveSite(ctx, input.site_id);
   const page = await pageParam(ctx.db, site.id, input.page);
-  const filter: ElementFilter = { ...elementsWindow(input, ctx.now), device: input.device ?? null };
+  const window = readWindow(input, ctx.now, ELEMENTS_SPAN_MS);
+  const filter: ElementFilter = { since: window.from!, until: window.to, device: input.device ?? null };
   return { page, elements: await topElements(ctx.db, site.id, page, filter, input.limit) };
 }
 
-function instant(value: string, field: string): number {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw invalidInput(field, 'must be an ISO 8601 instant');
-  return ms;
-}
-
-/**
- * The window of /query/elements: 7 days up to `to` (or now) unless `from` is given; like
- * trends' `days`, it reaches at most MAX_DAYS back.
- */
-function elementsWindow(input: { from?: string; to?: string }, now: number): Pick<ElementFilter, 'since' | 'until'> {
-  const horizon = now - MAX_DAYS * DAY_MS;
-  const until = input.to === undefined ? null : instant(input.to, 'to');
-  const since = input.from === undefined ? Math.max((until ?? now) - 7 * DAY_MS, horizon) : instant(input.from, 'from');
-  if (since < horizon) throw invalidInput('from', `must not be more than ${MAX_DAYS} days ago`);
-  if (until !== null && until <= since) throw invalidInput('to', 'must be after from');
-  return { since, until };
-}

@@ -3,7 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import { recommendationFor } from '../../pipeline/recommendations.ts';
 import type { Database } from '../../store/tables.ts';
-import type { DeviceType } from './schemas.ts';
+import type { DeviceType } from '../../domain/read-window.ts';
 
 export interface ElementFilter {
   since: number;
