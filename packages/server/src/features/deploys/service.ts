@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Kysely } from 'kysely';
 import { iso, isoOrNull } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
-import { queueEvent } from '../../events/outbox.ts';
+import { enqueue, eventJob } from '../../events/jobs.ts';
 import type { AuthContext } from '../../domain/context.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
@@ -86,7 +86,7 @@ export async function recordDeploy(store: Store, auth: AuthContext, input: Creat
         active_users_after: 0, started_at: deployedAt, decided_at: null, created_at: now,
       }).execute();
     }
-    await queueEvent(trx, site.id, 'deploy.recorded', record, now);
+    await enqueue(trx, eventJob(site.id, 'deploy.recorded', record, now), now);
     await recordAudit(trx, auth, { action: 'deploy.recorded', targetType: 'deploy', targetId: row.id, siteId: site.id, details: { version: row.version, environment } }, now);
   });
   return record;
