@@ -41,6 +41,7 @@ export const outbox: Queue<OutboxTable> = {
     if (row.site_id === null) return { error: 'invalid job: no site' };
     const read = readPayload(row.kind, row.payload);
     if (!read.ok) return { error: read.error };
+    // Checked above; TypeScript cannot pair a kind known only at run time with its payload type.
     return { kind: row.kind, job: { kind: row.kind, siteId: row.site_id, payload: read.payload, row } } as Claimed;
   },
   async save(trx, row, { number, at, state, nextAttemptAt }) {

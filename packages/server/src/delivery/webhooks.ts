@@ -18,7 +18,7 @@ export async function fanOut(trx: Transaction<Database>, eventId: string, siteId
   }
 }
 
-export interface WebhookSendDeps { store: Store; secrets: Secrets; clock: Clock; policy: TargetPolicy }
+interface WebhookSendDeps { store: Store; secrets: Secrets; clock: Clock; policy: TargetPolicy }
 
 /** One signed POST of the stored body, byte for byte; a disabled or deleted webhook is a final failure. */
 export async function sendToWebhook(delivery: WebhookDeliveriesTable, deps: WebhookSendDeps, timeoutMs: number): Promise<SendResult & { final?: boolean }> {

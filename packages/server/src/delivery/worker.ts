@@ -3,7 +3,8 @@
 // At-least-once: a job is marked done only after its send is recorded.
 import { v7 as uuidv7 } from 'uuid';
 import { JOBS, type JobKind } from '../events/jobs.ts';
-import type { WebhookDeliveriesTable } from '../store/tables.ts';
+import type { Transaction } from 'kysely';
+import type { Database, WebhookDeliveriesTable } from '../store/tables.ts';
 import { runPeriodically, type Periodic } from '../jobs/periodic.ts';
 import { HANDLERS, invalidJob, LOCAL_DONE, type Attempt, type DeliveryDeps, type JobMap, type Outcome } from './handlers.ts';
 import { outbox, webhookDeliveries, type Claimed, type Queue } from './queues.ts';
@@ -20,6 +21,7 @@ async function runJob<R extends Row>(deps: DeliveryDeps, queue: Queue<R>, row: R
   return runClaimed(deps, queue, row, claimed.kind, claimed.job, options);
 }
 
+// Generic in the kind, so the handler looked up and the job handed to it agree.
 async function runClaimed<R extends Row, K extends JobKind>(deps: DeliveryDeps, queue: Queue<R>, row: R, kind: K, job: JobMap[K], options: { final?: boolean }): Promise<R> {
   const spec = JOBS[kind];
   const handler = HANDLERS[kind];
@@ -33,7 +35,7 @@ async function runClaimed<R extends Row, K extends JobKind>(deps: DeliveryDeps, 
 /** The one attempt bookkeeping: the attempt log (`logged`: sends, and jobs that could not be
  * read), the row's new state and the kind's own record, in one transaction. */
 async function recordAttempt<R extends Row>(deps: DeliveryDeps, queue: Queue<R>, row: R, outcome: Outcome, how: {
-  logged: boolean; retryAfterMs: readonly number[]; record?: (trx: Parameters<Queue<R>['save']>[0], attempt: Attempt) => Promise<void> | undefined;
+  logged: boolean; retryAfterMs: readonly number[]; record?: (trx: Transaction<Database>, attempt: Attempt) => Promise<void> | undefined;
 }): Promise<R> {
   const at = deps.clock.now();
   const number = row.attempts + 1;

@@ -8,7 +8,7 @@ import type { AlertRulesTable, AlertsTable, Database } from '../store/tables.ts'
 import { ALERT_NOTIFY_EVENTS, enqueue, eventJob } from './jobs.ts';
 
 type AlertEvent = (typeof ALERT_NOTIFY_EVENTS)[number];
-export type NotifyingRule = Pick<AlertRulesTable, 'name' | 'channels' | 'slack_channel' | 'config' | 'trigger_type'>;
+type NotifyingRule = Pick<AlertRulesTable, 'name' | 'channels' | 'slack_channel' | 'config' | 'trigger_type'>;
 
 /** Queues the alert's notifications on the rule's channels (mcp has no push: the API shows it). */
 export async function notify(trx: Transaction<Database>, rule: NotifyingRule, alert: AlertsTable, event: AlertEvent, now: number) {

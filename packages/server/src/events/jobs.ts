@@ -27,9 +27,10 @@ const EMAIL_TIMEOUT_MS = 30_000;
 const literals = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
 
 /** A webhook event as receivers get it. */
-const Event = Type.Object({ type: literals(EVENT_TYPES), timestamp: Type.String(), site_id: Type.String(), data: Type.Record(Type.String(), Type.Unknown()) });
+const eventOf = <T extends TSchema>(type: T) => Type.Object({ type, timestamp: Type.String(), site_id: Type.String(), data: Type.Record(Type.String(), Type.Unknown()) });
+const Event = eventOf(literals(EVENT_TYPES));
 /** A signed delivery's body: an event, or the test event the test route sends. */
-const DeliveryBody = Type.Object({ type: Type.Union([literals(EVENT_TYPES), Type.Literal('webhook.test')]), timestamp: Type.String(), site_id: Type.String(), data: Type.Record(Type.String(), Type.Unknown()) });
+const DeliveryBody = eventOf(Type.Union([literals(EVENT_TYPES), Type.Literal('webhook.test')]));
 export const ALERT_NOTIFY_EVENTS = ['fired', 'acknowledged', 'investigating', 'resolved'] as const;
 /** An alert notification on a channel; the alert itself is read at send time. */
 const Notification = Type.Object({
@@ -51,15 +52,14 @@ export const JOBS = {
   event: { queue: 'outbox', payload: Event, local: true },
   'notify.slack': { queue: 'outbox', payload: Notification, ...send },
   'notify.pagerduty': { queue: 'outbox', payload: Notification, ...send },
-  'notify.email': { queue: 'outbox', payload: Notification, retryAfterMs: RETRY_SCHEDULE_MS, timeoutMs: EMAIL_TIMEOUT_MS },
+  'notify.email': { queue: 'outbox', payload: Notification, ...send, timeoutMs: EMAIL_TIMEOUT_MS },
   /** One signed POST to one webhook; a row of `webhook_deliveries`, which the API lists. */
   'webhook.delivery': { queue: 'webhook_deliveries', payload: DeliveryBody, ...send },
 } as const satisfies Record<string, LocalJob | SendJob>;
 
 export type JobKind = keyof typeof JOBS;
 export type Payload<K extends JobKind> = Static<(typeof JOBS)[K]['payload']>;
-export type OutboxKind = { [K in JobKind]: (typeof JOBS)[K]['queue'] extends 'outbox' ? K : never }[JobKind];
-export type SendKind = { [K in JobKind]: (typeof JOBS)[K] extends SendJob ? K : never }[JobKind];
+type OutboxKind = { [K in JobKind]: (typeof JOBS)[K]['queue'] extends 'outbox' ? K : never }[JobKind];
 export const OUTBOX_KINDS = (Object.keys(JOBS) as JobKind[]).filter((k): k is OutboxKind => JOBS[k].queue === 'outbox');
 
 /** A job to write: where it belongs and what it carries. A delivery also names its webhook and
