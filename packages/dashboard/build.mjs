@@ -54,7 +54,6 @@ export async function buildDashboard() {
     entryNames: '[name]-[hash]',
     jsx: 'automatic',
     jsxImportSource: 'preact',
-    define: { __DASHBOARD_VERSION__: JSON.stringify(version) },
     legalComments: 'none',
     logLevel: 'silent',
   });
