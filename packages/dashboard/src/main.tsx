@@ -2,4 +2,7 @@ import { render } from 'preact';
 import { App } from './app.tsx';
 import './styles.css';
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The entry page shows "Loading Mallard…" until the app takes over.
+root.replaceChildren();
+render(<App />, root);

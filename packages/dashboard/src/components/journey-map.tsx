@@ -7,14 +7,17 @@ import type { FrictionEdge } from '../state/types.ts';
 
 const short = (page: string) => (page.length > 20 ? `${page.slice(0, 19)}…` : page);
 
+/** The heaviest edges are drawn (a graph of every edge is unreadable); the list has them all. */
+export const DRAWN_EDGES = 20;
+
 export function JourneyMap({ edges, active }: { edges: FrictionEdge[]; active: number | null }) {
-  const layout = layoutJourney(edges);
+  const layout = layoutJourney(edges.slice(0, DRAWN_EDGES));
   return (
     <div class="journey-scroll">
       <svg class="journey" width={layout.width} height={layout.height} viewBox={`0 0 ${layout.width} ${layout.height}`}
         role="img" aria-label={`Friction journey map: ${layout.nodes.length} pages, ${layout.links.length} edges; the list beside it has the same edges in words`}>
         <defs>
-          <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
+          <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto-start-reverse">
             <path d="M0 0L10 5L0 10z" class="arrowhead" />
           </marker>
         </defs>

@@ -6,7 +6,7 @@ import { href, navigate } from '../state/router.ts';
 import type { Journeys } from '../state/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { SignalChip, Time } from '../components/bits.tsx';
-import { JourneyMap } from '../components/journey-map.tsx';
+import { DRAWN_EDGES, JourneyMap } from '../components/journey-map.tsx';
 import { asDevice, asRange, DevicePicker, rangeQuery, RangePicker } from '../components/filters.tsx';
 import { num } from '../lib/format.ts';
 import { signalStyle } from '../lib/signal-style.ts';
@@ -43,6 +43,7 @@ export function JourneysScreen({ site, query }: { site: string; query: URLSearch
           <div class="journey-layout">
             <section class="card map" aria-labelledby="jr-map">
               <h2 id="jr-map">Map</h2>
+              {j.edges.length > DRAWN_EDGES && <p class="muted small">The {DRAWN_EDGES} heaviest of {num(j.edges.length)} edges; the list has them all.</p>}
               <JourneyMap edges={j.edges} active={active} />
             </section>
             <section class="card ranked" aria-labelledby="jr-list">
