@@ -1,7 +1,8 @@
-// The friction journey map as a layered graph: pages in columns from where journeys start to
-// where they go, edges as curves whose width follows the friction weight. Cycles (a user going
-// back) are broken by keeping the heavier edges forward; the lighter edge of a cycle is drawn
-// as a back edge curving under the columns, a reload or loop as a small loop on its page.
+// The friction journey map as a layered graph: pages in rows from where journeys start (top)
+// to where they go, edges as curves whose width follows the friction weight. Cycles (a user
+// going back) are broken by keeping the heavier edges forward; the lighter edge of a cycle is
+// drawn as a back edge curving round the right of the rows, a reload or loop as a small loop
+// on its page.
 export interface JourneyEdge { from: string; to: string; friction_weight: number }
 
 export interface LaidNode { id: string; layer: number; order: number; x: number; y: number; weight: number }
@@ -9,7 +10,7 @@ export interface LaidLink { from: string; to: string; weight: number; width: num
 export interface JourneyLayout { nodes: LaidNode[]; links: LaidLink[]; width: number; height: number }
 
 export const NODE = { width: 150, height: 30 };
-const GAP = { column: 90, row: 26, margin: 16, under: 40 };
+const GAP = { column: 24, row: 50, margin: 16, side: 48 };
 const WIDTH = { min: 1.5, max: 14 };
 
 /** Stroke width by weight: square-root scaled so a few heavy edges do not make the rest hairlines. */
@@ -67,7 +68,7 @@ export function layoutJourney(edges: readonly JourneyEdge[]): JourneyLayout {
     }
   }
 
-  // Within a column: by the mean row of the pages leading in (fewer crossings), then by weight.
+  // Within a row: by the mean position of the pages leading in (fewer crossings), then by weight.
   const columns: string[][] = [];
   for (const id of ids) (columns[layer.get(id)!] ??= []).push(id);
   const order = new Map<string, number>();
@@ -83,14 +84,14 @@ export function layoutJourney(edges: readonly JourneyEdge[]): JourneyLayout {
     column.forEach((id, i) => order.set(id, i));
   }
 
-  const rows = Math.max(1, ...columns.map((c) => c?.length ?? 0));
+  const across = Math.max(1, ...columns.map((c) => c?.length ?? 0));
   const nodes: LaidNode[] = ids.map((id) => ({
     id, layer: layer.get(id)!, order: order.get(id)!, weight: weight.get(id)!,
-    x: GAP.margin + layer.get(id)! * (NODE.width + GAP.column),
-    y: GAP.margin + order.get(id)! * (NODE.height + GAP.row),
+    x: GAP.margin + order.get(id)! * (NODE.width + GAP.column),
+    y: GAP.margin + layer.get(id)! * (NODE.height + GAP.row),
   }));
   const at = new Map(nodes.map((n) => [n.id, n]));
-  const bodyBottom = GAP.margin + rows * (NODE.height + GAP.row) - GAP.row;
+  const bodyRight = GAP.margin + across * (NODE.width + GAP.column) - GAP.column;
   const hasBack = [...kinds.values()].includes('back');
   const maxWeight = Math.max(0, ...edges.map((e) => e.friction_weight));
 
@@ -101,16 +102,16 @@ export function layoutJourney(edges: readonly JourneyEdge[]): JourneyLayout {
     const r = (n: number) => Math.round(n * 10) / 10;
     let d: string;
     if (kind === 'self') {
-      const x = a.x + NODE.width - 24;
-      d = `M${r(x)} ${r(a.y)}c-4 -22 28 -22 24 0`;
+      const x = a.x + NODE.width;
+      d = `M${r(x)} ${r(a.y + 6)}c22 -6 22 24 0 18`;
     } else if (kind === 'forward') {
-      const x1 = a.x + NODE.width, y1 = a.y + NODE.height / 2, x2 = b.x, y2 = b.y + NODE.height / 2;
-      const mid = (x1 + x2) / 2;
-      d = `M${r(x1)} ${r(y1)}C${r(mid)} ${r(y1)} ${r(mid)} ${r(y2)} ${r(x2)} ${r(y2)}`;
+      const x1 = a.x + NODE.width / 2, y1 = a.y + NODE.height, x2 = b.x + NODE.width / 2, y2 = b.y;
+      const mid = (y1 + y2) / 2;
+      d = `M${r(x1)} ${r(y1)}C${r(x1)} ${r(mid)} ${r(x2)} ${r(mid)} ${r(x2)} ${r(y2)}`;
     } else {
-      const x1 = a.x + NODE.width / 2, y1 = a.y + NODE.height, x2 = b.x + NODE.width / 2, y2 = b.y + NODE.height;
-      const low = bodyBottom + GAP.under * 0.8;
-      d = `M${r(x1)} ${r(y1)}C${r(x1)} ${r(low)} ${r(x2)} ${r(low)} ${r(x2)} ${r(y2)}`;
+      const x1 = a.x + NODE.width, y1 = a.y + NODE.height / 2, x2 = b.x + NODE.width, y2 = b.y + NODE.height / 2;
+      const side = bodyRight + GAP.side * 0.8;
+      d = `M${r(x1)} ${r(y1)}C${r(side)} ${r(y1)} ${r(side)} ${r(y2)} ${r(x2)} ${r(y2)}`;
     }
     return { from: e.from, to: e.to, weight: e.friction_weight, width: r(edgeWidth(e.friction_weight, maxWeight)), kind, d };
   });
@@ -118,7 +119,7 @@ export function layoutJourney(edges: readonly JourneyEdge[]): JourneyLayout {
   const layers = Math.max(1, columns.length);
   return {
     nodes, links,
-    width: GAP.margin * 2 + layers * NODE.width + (layers - 1) * GAP.column,
-    height: bodyBottom + GAP.margin + (hasBack ? GAP.under : 0),
+    width: bodyRight + GAP.margin + (hasBack ? GAP.side : 16),
+    height: GAP.margin * 2 + layers * NODE.height + (layers - 1) * GAP.row,
   };
 }
