@@ -5,7 +5,7 @@ import { api } from './state/api.ts';
 import { canAdmin, endSession, session } from './state/session.ts';
 import { route, href } from './state/router.ts';
 import { chooseSite, currentSite, loadSites, siteId, sites } from './state/site.ts';
-import { useApi, Async, Empty } from './components/async.tsx';
+import { useApi, Empty, ErrorNote, Loading } from './components/async.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 import { Overview } from './screens/overview.tsx';
 import { PageScreen } from './screens/page.tsx';
@@ -69,9 +69,10 @@ function SignedIn() {
         {NAV.map(([to, name]) => <a key={to} href={href(to)} aria-current={active === to ? 'page' : undefined}>{name}</a>)}
       </nav>
       <main id="main" tabIndex={-1}>
-        <Async load={loaded} what="your sites">
-          {() => <Screen site={currentSite.value?.id ?? null} />}
-        </Async>
+        {loaded.state === 'error' ? <ErrorNote error={loaded.error} what="load your sites" retry={loaded.reload} />
+          // A tab that already chose a site (a reload) loads the screen while the site list loads.
+          : loaded.state === 'loading' && !siteId.value ? <Loading what="your sites" />
+          : <Screen site={loaded.state === 'ok' ? currentSite.value?.id ?? null : siteId.value} />}
       </main>
     </>
   );
