@@ -9,10 +9,14 @@ const RANGE_MS: Record<Range, number> = { '30d': 30 * 86_400_000, '7d': 7 * 86_4
 export const asDevice = (v: string | null): DeviceClass => (DEVICE_CLASSES.includes(v as DeviceClass) ? v as DeviceClass : 'desktop');
 export const asRange = (v: string | null): Range => (v && v in RANGES ? v as Range : '30d');
 
-/** The API's window parameters: nothing for the default 30 days, else from/to as ISO instants. */
-export function rangeQuery(range: Range, now = Date.now()): { from?: string; to?: string } {
+/**
+ * The API's window parameter: nothing for the default 30 days, else `from` as an ISO instant.
+ * No `to`: the window then runs up to the server's now, and a browser clock running ahead
+ * cannot make `to` a time in the future (which the API refuses).
+ */
+export function rangeQuery(range: Range, now = Date.now()): { from?: string } {
   if (range === '30d') return {};
-  return { from: new Date(now - RANGE_MS[range]).toISOString(), to: new Date(now).toISOString() };
+  return { from: new Date(now - RANGE_MS[range]).toISOString() };
 }
 
 /** Device class buttons; with `onAll`, an "All devices" button first (device null). */
