@@ -47,6 +47,8 @@ export function ScoreChart({ history, days, markers, label }: { history: History
   const now = Date.now();
   const [from, to] = timeWindow(days, now);
   const inWindow = markers.filter((m) => Date.parse(m.at) / 1000 >= from);
+  // Callers build the marker list on every render: redraw only when its content changes.
+  const markerKey = inWindow.map((m) => `${m.kind}${m.at}${m.label}`).join('|');
 
   useEffect(() => {
     if (!holder.current || rows.length === 0) return;
@@ -66,7 +68,7 @@ export function ScoreChart({ history, days, markers, label }: { history: History
       plugins: [markerPlugin(inWindow)],
     }, [xs, ys], holder.current);
     return () => plot.destroy();
-  }, [history, width, days, markers]);
+  }, [history, width, days, markerKey]);
 
   if (rows.length === 0) return <Empty>No score history in this period yet: scores appear after the first pipeline cycle.</Empty>;
   const first = rows[0];

@@ -1,6 +1,7 @@
 // Page detail: score, breakdown by signal, history, the page heatmap per device class, the
 // elements with friction bars (a row opens its element heatmap), open issues, recent deploys,
 // budgets with consumption, active alerts and annotations.
+import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, navigate, route } from '../state/router.ts';
 import type { ElementHeatmap as ElementHeatmapData, ElementRow, PageDetail, PageHeatmap as PageHeatmapData } from '../state/types.ts';
@@ -66,8 +67,10 @@ export function ElementsTable({ elements, selected, onOpen }: { elements: Elemen
 
 function SelectedElement({ site, page, selector, device, range }: { site: string; page: string; selector: string; device: DeviceClass; range: Range }) {
   const heat = useApi(() => api.get<ElementHeatmapData>('/query/element-heatmap', { site_id: site, page, selector, device, ...rangeQuery(range) }), [site, page, selector, device, range]);
+  const section = useRef<HTMLElement>(null);
+  useEffect(() => section.current?.scrollIntoView({ block: 'nearest' }), [selector]);
   return (
-    <section class="card" aria-labelledby="el-heat" id="element-heatmap">
+    <section class="card" aria-labelledby="el-heat" id="element-heatmap" ref={section}>
       <h2 id="el-heat">Element heatmap</h2>
       <Async load={heat} what="the element heatmap">
         {(h) => h.count === 0 ? <Empty>No presses on <code>{selector}</code> for this device class and period.</Empty>
@@ -89,10 +92,7 @@ export function PageScreen({ site, page }: { site: string; page: string }) {
   const filters = { site_id: site, page, device, ...rangeQuery(range) };
   const heat = useApi(() => api.get<PageHeatmapData>('/query/page-heatmap', filters), [site, page, device, range]);
   const elements = useApi(() => api.get<{ elements: ElementRow[] }>('/query/elements', filters), [site, page, device, range]);
-  const open = (selector: string) => {
-    go({ el: selector });
-    requestAnimationFrame(() => document.getElementById('element-heatmap')?.scrollIntoView({ block: 'nearest' }));
-  };
+  const open = (selector: string) => go({ el: selector });
 
   return (
     <div class="screen page-detail">
