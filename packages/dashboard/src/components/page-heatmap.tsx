@@ -9,6 +9,9 @@ import { Legend } from './bits.tsx';
 import { useWidth } from './use-width.ts';
 
 const MAX_HEIGHT: Record<DeviceClass, number> = { desktop: 520, tablet: 560, mobile: 560 };
+/** Width of one character of the 11 px monospace label, to keep labels inside the frame. */
+const CHAR_WIDTH = 6.7;
+const labelX = (x: number, chars: number, frameWidth: number) => Math.max(2, Math.min(x + 3, frameWidth - chars * CHAR_WIDTH - 2));
 
 export function PageHeatmap({ page, device, points, selected, onSelect }: {
   page: string; device: DeviceClass; points: HeatPoint[]; selected: string | null; onSelect(selector: string): void;
@@ -31,12 +34,13 @@ export function PageHeatmap({ page, device, points, selected, onSelect }: {
         {boxes.map((b) => {
           const x = b.x0 * frame.width, y = b.y0 * frame.height, w = (b.x1 - b.x0) * frame.width, h = (b.y1 - b.y0) * frame.height;
           const label = `${b.selector}: ${num(b.count)} presses. Open its element heatmap`;
+          const name = b.selector.length > 28 ? `${b.selector.slice(0, 27)}…` : b.selector;
           return (
             <g key={b.selector} class={`el-box${selected === b.selector ? ' selected' : ''}`} role="button" tabIndex={0} aria-label={label} data-selector={b.selector}
               onClick={() => open(b.selector)} onKeyDown={(e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); open(b.selector); } }}>
               <title>{label}</title>
               <rect x={x} y={y} width={w} height={h} rx="3" />
-              <text x={Math.min(x + 3, frame.width - 4)} y={y > 14 ? y - 4 : y + h + 12}>{b.selector.length > 28 ? `${b.selector.slice(0, 27)}…` : b.selector}</text>
+              <text x={labelX(x, name.length, frame.width)} y={y > 14 ? y - 4 : y + h + 12}>{name}</text>
             </g>
           );
         })}
