@@ -34,7 +34,8 @@ const NARROW = { width: 390, height: 844 };
 
 interface Point { vx: number; vy: number; signal: string; el?: string }
 
-describe.skipIf(!chromiumAvailable)('the dashboard in Chromium against a real server', () => {
+// A busy two-core machine can take a while over every screen at two widths.
+describe.skipIf(!chromiumAvailable)('the dashboard in Chromium against a real server', { timeout: 120_000 }, () => {
   let dir: string;
   let server: RunningServer;
   let org: BootstrapResult;
