@@ -17,7 +17,7 @@ const common = {
   define: { __MALLARD_VERSION__: JSON.stringify(version) },
   legalComments: 'none',
   // Internal property names shared between modules; none is a DOM, option or wire-format name.
-  mangleProps: /^(?:stop|click|exit|respectDnt|requireConsent|part|anchored|changes|touch|visitorId|started|interactive|looks|excluded|burst|points|point|again|reported|ignored|emit|win|doc|session|pageview|leave|items|timer|batchSize|intervalMs|maxQueue)$/,
+  mangleProps: /^(?:stop|click|exit|respectDnt|requireConsent|part|anchored|changes|touch|visitorId|started|interactive|looks|excluded|burst|points|point|again|reported|ignored|emit|win|doc|session|pageview|leave|items|timer|batchSize|intervalMs|maxQueue|responses|requests|claims|mark|responded|shifted|route|friction|submits|move|times|edited|nodes)$/,
   logLevel: 'silent',
 };
 

@@ -27,7 +27,7 @@ describe('error_encounter', () => {
 
   it('fires for an uncaught error within 5000 ms of a user action, with a scrubbed message', () => {
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, S, 'https://mallard.example');
+    const d = errorEncounter(ctx, S);
     act('pay');
     vi.advanceTimersByTime(4000);
     uncaught('no card for jane@example.com');
@@ -38,7 +38,7 @@ describe('error_encounter', () => {
 
   it('does not fire for errors without a recent action', () => {
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, S, 'https://mallard.example');
+    const d = errorEncounter(ctx, S);
     uncaught('boot failure');
     act('pay');
     vi.advanceTimersByTime(5001);
@@ -49,7 +49,7 @@ describe('error_encounter', () => {
 
   it('one signal per action, each message once per session', () => {
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, S, 'https://mallard.example');
+    const d = errorEncounter(ctx, S);
     act('pay');
     uncaught('first');
     uncaught('second');
@@ -65,7 +65,7 @@ describe('error_encounter', () => {
     const stub = (async (input: RequestInfo | URL) => new Response('', { status: String(input).includes('fail') ? 503 : 200 })) as typeof fetch;
     window.fetch = stub;
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, S, 'https://mallard.example');
+    const d = errorEncounter(ctx, S);
     act('pay');
     document.getElementById('msg')!.innerHTML = '<p role="alert">Payment declined</p>';
     await flushMicrotasks();
@@ -89,7 +89,7 @@ describe('error_encounter', () => {
     const realSend = XMLHttpRequest.prototype.send;
     XMLHttpRequest.prototype.send = function () { /* the test dispatches the outcome */ };
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, S, 'https://mallard.example');
+    const d = errorEncounter(ctx, S);
     try {
       act('pay');
       await window.fetch('/api/abort').catch(() => undefined);
@@ -119,7 +119,7 @@ describe('error_encounter', () => {
 
   it('stops at max_per_session', () => {
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, { ...S, max_per_session: 2 }, 'https://mallard.example');
+    const d = errorEncounter(ctx, { ...S, max_per_session: 2 });
     for (let i = 0; i < 4; i++) {
       act('pay');
       uncaught(`error ${i}`);
