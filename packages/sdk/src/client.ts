@@ -200,10 +200,11 @@ export class Client {
       const link = el.closest('a');
       const selection = this.#win.getSelection?.();
       // Selecting text (a double or triple click on it), clicks in editable text and drags are
-      // no frustration; a selection elsewhere on the page does not hide one.
+      // no frustration; a selection elsewhere on the page, or one that merely spans an element
+      // without text (a picture next to a caption), does not hide one.
       const excluded = !!(e.ctrlKey || e.metaKey || e.shiftKey || e.altKey
         || (link && (link.hasAttribute('download') || (link.target && link.target !== '_self')))
-        || (selection?.toString() && (isField(target) || selection.getRangeAt(0).intersectsNode(target)))
+        || (selection?.toString() && (isField(target) || (selection.getRangeAt(0).intersectsNode(target) && target.textContent?.trim())))
         || target.closest(EDITABLE)
         || (down && Math.hypot(e.clientX - down.x, e.clientY - down.y) > DRAG_PX));
       down = null;

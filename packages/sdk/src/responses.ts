@@ -3,7 +3,7 @@
 // closest form, dialog, landmark or section, or the page when it has none; in what it names
 // with aria-controls; in a live region, alert, status, dialog or popover anywhere) or a
 // page-wide one: a navigation starting (`beforeunload`, which a download starts with too), a
-// URL, focus or scroll change, a native dialog, a validation bubble. A node that was changing
+// URL, focus or scroll change, a native dialog, a form reset, a validation bubble. A node that was changing
 // on its own just before the click (a clock, a ticker) is no answer. Changes are numbered, so
 // one made by the page's own click handler in the click's millisecond still comes after it.
 // Nothing here reads text or values.
@@ -53,7 +53,7 @@ export function watchResponses(win: Window, doc: Document) {
 
   const offs = [
     listen(win, ['pointerdown', 'keydown'], () => { input = Date.now(); }),
-    listen(win, ['scroll', 'focusin', 'blur', 'popstate', 'hashchange', 'beforeunload', 'input', 'change', 'invalid', 'toggle'], () => add(null)),
+    listen(win, ['scroll', 'focusin', 'blur', 'popstate', 'hashchange', 'beforeunload', 'input', 'change', 'reset', 'invalid', 'toggle'], () => add(null)),
   ];
 
   return {

@@ -9,12 +9,13 @@ export function jerkyScrolling(ctx: Context, s: Settings): Detector {
   const { win } = ctx;
   const scrolls = legs(() => s.min_leg_viewport * win.innerHeight, s.window_ms);
   let quietUntil = 0;
+  scrolls.reset(win.scrollY); // the first leg starts where the page is now
 
   const onScroll = () => {
     const t = ctx.now();
     if (scrolls.move(win.scrollY, t) < s.reversals || t < quietUntil) return;
     quietUntil = t + s.quiet_ms;
-    scrolls.reset();
+    scrolls.reset(win.scrollY);
     ctx.emit({ type: 'jerky_scrolling', confidence: 0.7 });
   };
 

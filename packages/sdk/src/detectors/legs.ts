@@ -21,8 +21,9 @@ export function legs(minLeg: () => number, windowMs: number) {
       while (t - starts[0] > windowMs) starts.shift();
       return starts.length - 1;
     },
-    reset() {
-      pos = NaN;
+    /** Starts counting afresh from position `p` (unknown when not given). */
+    reset(p = NaN) {
+      pos = p;
       dir = 0;
       starts = [];
     },
