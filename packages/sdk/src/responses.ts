@@ -61,7 +61,8 @@ export function watchResponses(win: Window, doc: Document) {
     mark(key: object) {
       if (marks.has(key)) return;
       take(observer.takeRecords()); // changes made before it (on the press) come first
-      marks.set(key, { s: seq, t: Date.now(), u: win.location.href });
+      input = Date.now();
+      marks.set(key, { s: seq, t: input, u: win.location.href });
     },
     /** Whether anything answered `key` on or next to `el` until `until`. */
     responded(key: object, el: Element, until: number): boolean {

@@ -117,6 +117,32 @@ describe('error_encounter', () => {
     }
   });
 
+  it('blames a failed request only on the action it started within 1000 ms of, however late it fails', async () => {
+    let fail!: () => void;
+    window.fetch = (() => new Promise<Response>((resolve) => { fail = () => resolve(new Response('', { status: 502 })); })) as typeof fetch;
+    const { ctx, signals } = makeContext();
+    const d = errorEncounter(ctx, S);
+    const poll = window.fetch('/api/poll'); // a background request started before any action
+    act('pay');
+    fail();
+    await poll;
+    await flushMicrotasks();
+    expect(signals).toHaveLength(0);
+    vi.advanceTimersByTime(1001);
+    const late = window.fetch('/api/late'); // started 1001 ms after the action
+    fail();
+    await late;
+    act('pay');
+    vi.advanceTimersByTime(800);
+    const mine = window.fetch('/api/save');
+    vi.advanceTimersByTime(9000);
+    fail();
+    await mine;
+    await flushMicrotasks();
+    expect(signals.map((s) => [s.label, s.el])).toEqual([['HTTP 502', document.getElementById('pay')]]);
+    d.stop();
+  });
+
   it('stops at max_per_session', () => {
     const { ctx, signals } = makeContext();
     const d = errorEncounter(ctx, { ...S, max_per_session: 2 });
