@@ -4,7 +4,8 @@
 // with aria-controls; in a live region, alert, status, dialog or popover anywhere) or a
 // page-wide one: a navigation starting (`beforeunload`, which a download starts with too), a
 // URL, focus or scroll change, a native dialog, a form reset, a validation bubble. A node that was changing
-// on its own just before the click (a clock, a ticker) is no answer. Changes are numbered, so
+// on its own just before the click (a clock, a ticker) is no answer, nor is what follows the
+// user's next press or key elsewhere (they moved on). Changes are numbered, so
 // one made by the page's own click handler in the click's millisecond still comes after it.
 // Nothing here reads text or values.
 import { listen } from './dom.ts';
@@ -17,8 +18,11 @@ const LOOKBACK_MS = 2000;
 const CAUSED_MS = 2000;
 const KEEP_MS = 15000;
 
-/** One change: its number, time, node (null: page-wide) and the node's last change on its own before it. */
-interface Change { s: number; t: number; n: Element | null; p?: number }
+/**
+ * One change: its number, time, node (null: page-wide) and the node's last change on its own
+ * before it; or (`i`) a press or key of the user's, on that target.
+ */
+interface Change { s: number; t: number; n: Element | null; p?: number; i?: EventTarget | null }
 interface Mark { s: number; t: number; u: string }
 
 export type Responses = ReturnType<typeof watchResponses>;
@@ -30,9 +34,9 @@ export function watchResponses(win: Window, doc: Document) {
   const ownChange = new WeakMap<Node, number>();
   const marks = new WeakMap<object, Mark>();
 
-  const add = (n: Element | null) => {
+  const add = (n: Element | null, i?: EventTarget | null) => {
     const t = Date.now();
-    log.push({ s: ++seq, t, n, p: n ? ownChange.get(n) : 0 });
+    log.push({ s: ++seq, t, n, p: n ? ownChange.get(n) : 0, i });
     if (n && t - input > CAUSED_MS) ownChange.set(n, t);
     if (log.length > 600 || t - log[0].t > KEEP_MS) log = log.filter((c) => t - c.t <= KEEP_MS).slice(-400);
   };
@@ -52,7 +56,10 @@ export function watchResponses(win: Window, doc: Document) {
   if (setter) Object.defineProperty(proto, 'value', { ...value, set: setter });
 
   const offs = [
-    listen(win, ['pointerdown', 'keydown'], () => { input = Date.now(); }),
+    listen(win, ['pointerdown', 'keydown'], (e) => {
+      input = Date.now();
+      add(null, e.target);
+    }),
     listen(win, ['scroll', 'focusin', 'blur', 'popstate', 'hashchange', 'beforeunload', 'input', 'change', 'reset', 'invalid', 'toggle'], () => add(null)),
   ];
 
@@ -72,7 +79,9 @@ export function watchResponses(win: Window, doc: Document) {
       if (win.location.href !== m.u) return true;
       const box = el.closest(AREA) ?? doc.documentElement;
       const named = (el.getAttribute('aria-controls') ?? '').split(/\s+/).map((id) => id && doc.getElementById(id));
-      return log.some(({ s, t, n, p }) => s > m.s && t <= until && (!n || (!(p! >= m.t - LOOKBACK_MS)
+      // Once the user presses or types elsewhere, what changes is that input's doing.
+      const next = log.find((c) => c.s > m.s && c.i && !el.contains(c.i as Node))?.s ?? Infinity;
+      return log.some(({ s, t, n, p, i }) => s > m.s && s < next && t <= until && !i && (!n || (!(p! >= m.t - LOOKBACK_MS)
         && (el.contains(n) || box.contains(n) || !!n.closest(ANYWHERE) || named.some((c) => c && c.contains(n))))));
     },
     stop() {

@@ -81,8 +81,8 @@ describe('what answers a click', () => {
     const { ctx, signals, stop } = makeContext();
     const d = deadClick(ctx, S, 3);
     const load = async () => {
+      $('b').dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }));
       d.click!(click($('b'), 5, 5));
-      window.dispatchEvent(new Event('pointerdown'));
       vi.advanceTimersByTime(1500);
       $('list').append(document.createElement('li'));
       await flushMicrotasks();
@@ -93,6 +93,18 @@ describe('what answers a click', () => {
     expect(signals).toHaveLength(0);
     d.stop();
     stop();
+  });
+
+  it('what follows the user\'s next press elsewhere is not an answer (they moved on)', async () => {
+    expect(await dead('b', () => {
+      $('near').dispatchEvent(new PointerEvent('pointerdown', { bubbles: true }));
+      $('b').textContent = 'Saved';
+      window.dispatchEvent(new Event('scroll'));
+    })).toBe(true);
+    expect(await dead('b', () => {
+      $('b').dispatchEvent(new PointerEvent('pointerdown', { bubbles: true })); // another press on the same button
+      $('near').textContent = 'Saved';
+    })).toBe(false);
   });
 
   it('a value set by script (a stepper), a navigation starting (a download) and a form reset answer it', async () => {
