@@ -21,16 +21,33 @@ const common = {
   logLevel: 'silent',
 };
 
-async function build(entry, format) {
+async function build(entry, format, plugins = []) {
   const esbuild = await import('esbuild');
-  const result = await esbuild.build({ ...common, entryPoints: [join(root, 'src', entry)], format });
+  const result = await esbuild.build({ ...common, entryPoints: [join(root, 'src', entry)], format, plugins });
   return result.outputFiles[0].text;
 }
 
-/** The script-tag build (IIFE) as text. */
-export const buildScriptTag = () => build('script.ts', 'iife');
+/**
+ * The script-tag build (IIFE) as text. `without`: detector files (in src/detectors, e.g.
+ * 'thrash-cursor.ts') replaced by detectors that do nothing, to measure what each one costs.
+ */
+export const buildScriptTag = (without = []) => build('script.ts', 'iife', without.length ? [stubDetectors(without)] : []);
 /** The ESM build as text. */
 export const buildModule = () => build('index.ts', 'esm');
+
+function stubDetectors(files) {
+  const paths = new Set(files.map((file) => join(root, 'src', 'detectors', file)));
+  return {
+    name: 'stub-detectors',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]detectors[\\/][\w-]+\.ts$/ }, ({ path }) => {
+        if (!paths.has(path)) return undefined;
+        const names = [...readFileSync(path, 'utf8').matchAll(/export function (\w+)/g)].map((m) => m[1]);
+        return { loader: 'ts', contents: names.map((name) => `export function ${name}() { return { stop() {} }; }`).join('\n') };
+      });
+    },
+  };
+}
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const dist = join(root, 'dist');
