@@ -133,7 +133,10 @@ export class Client {
       win, doc: win.document, now: () => Date.now(),
       emit: (signal) => this.#record(signal),
       ignored: (el) => isIgnored(el, this.#settings.ignoreSelectors),
-      session: { get: (name) => this.#sessionState()[name] as never, set: (name, value) => this.#remember(name, value) },
+      session: {
+        get: <T>(name: string) => this.#sessionState()[name] as T | undefined,
+        set: (name, value) => this.#remember(name, value),
+      },
       responses,
       requests: watchRequests(win, own),
       claims: new WeakMap(),

@@ -3,11 +3,11 @@
 // closest form, dialog, landmark or section, or the page when it has none; in what it names
 // with aria-controls; in a live region, alert, status, dialog or popover anywhere) or a
 // page-wide one: a navigation starting (`beforeunload`, which a download starts with too), a
-// URL, focus or scroll change, a native dialog, a form reset, a validation bubble. A node that was changing
-// on its own just before the click (a clock, a ticker) is no answer, nor is what follows the
-// user's next press or key elsewhere (they moved on). Changes are numbered, so
-// one made by the page's own click handler in the click's millisecond still comes after it.
-// Nothing here reads text or values.
+// URL, focus or scroll change, a native dialog, a form reset, a validation bubble. Not an
+// answer: a change to a node that was changing on its own just before the click (a clock, a
+// ticker), or anything after the user pressed or typed elsewhere (they moved on). Changes are
+// numbered, so one made by the page's own click handler in the click's millisecond still
+// comes after it. Nothing here reads text or values.
 import { listen } from './dom.ts';
 
 const AREA = 'form,dialog,main,nav,header,footer,aside,section,search,[role=dialog],[role=alertdialog],[role=main],[role=navigation],[role=banner],[role=contentinfo],[role=complementary],[role=region],[role=form],[role=search]';
@@ -16,13 +16,14 @@ const ANYWHERE = '[aria-live]:not([aria-live=off]),[role=alert],[role=status],di
 const LOOKBACK_MS = 2000;
 /** A change this soon after a press or key may answer it: not "on its own". */
 const CAUSED_MS = 2000;
+/** Kept at least this long (longer waits are not the defaults), within a bound on entries. */
 const KEEP_MS = 15000;
 
 /**
  * One change: its number, time, node (null: page-wide) and the node's last change on its own
  * before it; or (`i`) a press or key of the user's, on that target.
  */
-interface Change { s: number; t: number; n: Element | null; p?: number; i?: EventTarget | null }
+interface Change { s: number; t: number; n: Element | null; p?: number; i?: Node }
 interface Mark { s: number; t: number; u: string }
 
 export type Responses = ReturnType<typeof watchResponses>;
@@ -34,11 +35,11 @@ export function watchResponses(win: Window, doc: Document) {
   const ownChange = new WeakMap<Node, number>();
   const marks = new WeakMap<object, Mark>();
 
-  const add = (n: Element | null, i?: EventTarget | null) => {
+  const add = (n: Element | null, i?: Node) => {
     const t = Date.now();
     log.push({ s: ++seq, t, n, p: n ? ownChange.get(n) : 0, i });
     if (n && t - input > CAUSED_MS) ownChange.set(n, t);
-    if (log.length > 600 || t - log[0].t > KEEP_MS) log = log.filter((c) => t - c.t <= KEEP_MS).slice(-400);
+    if (log.length > 2000) log = log.filter((c) => t - c.t <= KEEP_MS).slice(-1500);
   };
   const take = (records: MutationRecord[]) => {
     for (const r of records) add(r.target.nodeType === 1 ? r.target as Element : r.target.parentElement);
@@ -58,7 +59,8 @@ export function watchResponses(win: Window, doc: Document) {
   const offs = [
     listen(win, ['pointerdown', 'keydown'], (e) => {
       input = Date.now();
-      add(null, e.target);
+      const target = e.target as Node;
+      add(null, target.nodeType ? target : doc);
     }),
     listen(win, ['scroll', 'focusin', 'blur', 'popstate', 'hashchange', 'beforeunload', 'input', 'change', 'reset', 'invalid', 'toggle'], () => add(null)),
   ];
@@ -80,7 +82,7 @@ export function watchResponses(win: Window, doc: Document) {
       const box = el.closest(AREA) ?? doc.documentElement;
       const named = (el.getAttribute('aria-controls') ?? '').split(/\s+/).map((id) => id && doc.getElementById(id));
       // Once the user presses or types elsewhere, what changes is that input's doing.
-      const next = log.find((c) => c.s > m.s && c.i && !el.contains(c.i as Node))?.s ?? Infinity;
+      const next = log.find((c) => c.s > m.s && c.i && !el.contains(c.i))?.s ?? Infinity;
       return log.some(({ s, t, n, p, i }) => s > m.s && s < next && t <= until && !i && (!n || (!(p! >= m.t - LOOKBACK_MS)
         && (el.contains(n) || box.contains(n) || !!n.closest(ANYWHERE) || named.some((c) => c && c.contains(n))))));
     },

@@ -11,11 +11,11 @@ export function layoutShifts(ctx: Context, s: Settings) {
   let shifts: Shift[] = [];
   const perf = ctx.win.performance;
   let observer: PerformanceObserver | undefined;
-  // Shift times are moved onto the clock clicks are timed with (Date.now()).
   try {
     observer = new PerformanceObserver((list) => {
       for (const e of list.getEntries() as ShiftEntry[]) {
         const nodes = (e.sources ?? []).map((source) => source.node).filter((n): n is Node => !!n);
+        // Its time on the clock clicks are timed with (Date.now()); the last ten are kept.
         if (!e.hadRecentInput && e.value >= s.min_shift && nodes.length) shifts = [...shifts.slice(-9), { t: ctx.now() - (perf.now() - e.startTime), nodes }];
       }
     });
