@@ -201,15 +201,21 @@ export interface SuiteOptions extends HarnessOptions {
 }
 
 /**
- * One harness for the enclosing describe: built before its tests, closed after them. The
- * harness only exists once beforeAll has run, so this returns a stand-in that forwards to it;
- * use it inside hooks and tests.
+ * One harness for the enclosing describe: built before its tests (after the beforeAll hooks
+ * registered above this call, so options given as a function may use what they start), closed
+ * after them. The harness only exists once beforeAll has run, so this returns a stand-in that
+ * forwards to it; use it inside hooks and tests.
  */
-export function useHarness(dialect: DialectName, options: SuiteOptions = {}): Harness {
+export function useHarness(dialect: DialectName, options: SuiteOptions | (() => SuiteOptions) = {}): Harness {
   let current: Harness | undefined;
-  beforeAll(async () => { current = await createHarness(dialect, options); });
+  let newMinuteEachTest = false;
+  beforeAll(async () => {
+    const settings = typeof options === 'function' ? options() : options;
+    newMinuteEachTest = settings.newMinuteEachTest ?? false;
+    current = await createHarness(dialect, settings);
+  });
   afterAll(async () => { await current?.close(); });
-  if (options.newMinuteEachTest) beforeEach(() => { current?.clock.advance(MINUTE); });
+  beforeEach(() => { if (newMinuteEachTest) current?.clock.advance(MINUTE); });
   return new Proxy({} as Harness, {
     get(_target, property) {
       if (!current) throw new Error('The harness is built in beforeAll: use it inside hooks and tests');
