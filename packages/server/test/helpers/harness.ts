@@ -95,6 +95,8 @@ export interface HarnessOptions {
 export interface Harness {
   app: App;
   store: Store;
+  /** The store's address: a second connection to the same data opens it. */
+  storeUrl: string;
   clock: ManualClock;
   secrets: Secrets;
   limiter: RateLimiter;
@@ -138,7 +140,7 @@ export async function createHarness(dialect: DialectName, options: HarnessOption
   const token = async (userId: string, orgId: string) => (await signUserToken(secrets, userId, orgId, clock.now(), JWT_DEFAULT_SECONDS)).token;
 
   const harness: Harness = {
-    app, store, clock, secrets, limiter, config, logs,
+    app, store, storeUrl: testStore.url, clock, secrets, limiter, config, logs,
     async org(name = 'Org') {
       const n = ++counter;
       const password = `password-${n}-${randomBytes(4).toString('hex')}`;
