@@ -192,9 +192,14 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 export interface Dialect { name: DialectName; skip: boolean }
 
-/** Describes the suite once per dialect, as "<title> on <dialect>"; an unavailable dialect is listed as skipped. */
-export function eachDialect(title: string, body: (dialect: Dialect) => void) {
-  for (const dialect of DIALECTS) describe.skipIf(dialect.skip)(`${title} on ${dialect.name}`, () => body(dialect));
+/**
+ * Describes the suite once per dialect, as "<title> on <dialect>"; an unavailable dialect is
+ * listed as skipped, and so is every dialect when `skip` says another service it needs is missing.
+ */
+export function eachDialect(title: string, body: (dialect: Dialect) => void, options: { skip?: boolean } = {}) {
+  for (const dialect of DIALECTS) {
+    describe.skipIf(dialect.skip || (options.skip ?? false))(`${title} on ${dialect.name}`, () => body(dialect));
+  }
 }
 
 export interface SuiteOptions extends HarnessOptions {
