@@ -3,16 +3,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DUCK_FACTS } from '../src/http/ducks.ts';
-import type { Store } from '../src/store/db.ts';
-import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
+import { bearer, eachDialect, useHarness, auditRows } from './helpers/harness.ts';
 
 const SECOND = 1000;
 const HOUR = 60 * 60 * SECOND;
-
-async function auditRows(store: Store, orgId: string) {
-  return store.db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId)
-    .where('action', '!=', 'org.bootstrapped').orderBy('created_at').orderBy('id').execute();
-}
 
 eachDialect('login and logout', ({ name, skip }) => {
   // Each test in its own minute: failed-authentication and login counters never carry over.

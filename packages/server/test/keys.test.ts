@@ -2,18 +2,12 @@
 // mcp, publishable), site- or org-scoped, revocable and expiring at once. Both dialects.
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import type { Store } from '../src/store/db.ts';
-import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
+import { bearer, eachDialect, useHarness, auditRows } from './helpers/harness.ts';
 
 const HOUR = 60 * 60 * 1000;
 const ALL_SCOPES = ['ingest:write', 'query:read', 'manage:write', 'mcp:read', 'webhook:write'];
 
 interface KeyRecord { id: string; org_id: string; site_id: string | null; key_type: string; name: string | null; scopes: string[]; key_hint: string; created_by: string | null; created_at: string; expires_at: string | null }
-
-async function auditRows(store: Store, orgId: string) {
-  return store.db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId)
-    .where('action', '!=', 'org.bootstrapped').orderBy('created_at').orderBy('id').execute();
-}
 
 /** Every string anywhere inside a JSON value. */
 function strings(value: unknown): string[] {

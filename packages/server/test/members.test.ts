@@ -3,8 +3,7 @@
 // request, and one audit row per write. Both dialects.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
-import type { Store } from '../src/store/db.ts';
-import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
+import { bearer, eachDialect, useHarness, auditRows } from './helpers/harness.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -12,12 +11,6 @@ type Role = 'viewer' | 'member' | 'admin' | 'owner';
 interface MemberRecord { id: string; user_id: string; email: string; role: string; status: string; created_at: string; updated_at: string }
 
 const newEmail = (tag = 'person') => `${tag}-${randomBytes(4).toString('hex')}@example.com`;
-
-async function auditRows(store: Store, orgId: string, action?: string) {
-  let query = store.db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId).where('action', '!=', 'org.bootstrapped');
-  if (action) query = query.where('action', '=', action);
-  return query.orderBy('created_at').orderBy('id').execute();
-}
 
 eachDialect('members', ({ name, skip }) => {
   // Each test in its own minute: failed-authentication counters never carry over.

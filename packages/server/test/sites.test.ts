@@ -6,15 +6,10 @@ import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { purgeDeletedSites } from '../src/jobs/purge-sites.ts';
 import type { Store } from '../src/store/db.ts';
-import { bearer, eachDialect, useHarness, type Org } from './helpers/harness.ts';
+import { bearer, eachDialect, useHarness, type Org, auditRows } from './helpers/harness.ts';
 
 
 const hex32 = () => randomBytes(16).toString('hex');
-
-async function auditRows(store: Store, orgId: string) {
-  return store.db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId)
-    .where('action', '!=', 'org.bootstrapped').orderBy('created_at').orderBy('id').execute();
-}
 
 async function keyIdOf(store: Store, orgId: string, type: string) {
   const row = await store.db.selectFrom('api_keys').select('id').where('org_id', '=', orgId)

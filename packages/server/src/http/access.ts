@@ -1,7 +1,6 @@
 // Who is calling (authentication) and what a route demands of them (access).
-// Each route declares its needs once in `config.access` (the route table records it and
-// refuses to start without one); the hooks in app.ts enforce them in the order DESIGN.md
-// fixes: 401s, then body errors, then id format, then 403s.
+// Each route declares its needs once in `config.access`; the hooks in app.ts enforce them
+// in the order DESIGN.md fixes: 401s, then body errors, then id format, then 403s.
 import type { FastifyRequest } from 'fastify';
 import { keyTypeOf, hashKey, type KeyType, type Scope } from '../auth/api-keys.ts';
 import { verifyUserToken } from '../auth/jwt.ts';

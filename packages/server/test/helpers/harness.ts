@@ -32,7 +32,7 @@ export const T0 = Date.UTC(2026, 10, 2, 12, 0, 30);
 const MINUTE = 60_000;
 
 /** Rate limits no suite reaches, for suites that are not about rate limits. */
-export const RAISED_LIMITS: RateLimits = { query: 1_000_000, manage: 1_000_000, ingest: 1_000_000, guide: 200 };
+const RAISED_LIMITS: RateLimits = { query: 1_000_000, manage: 1_000_000, ingest: 1_000_000, guide: 200 };
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
@@ -107,7 +107,7 @@ export interface Harness {
   org(name?: string): Promise<Org>;
   /** A new user in the org at the role (password USER_PASSWORD), with a token. */
   user(org: Org, role: Role): Promise<User>;
-  /** A key made through POST /v1/manage/keys with the owner's token (org-scoped unless siteId is given). */
+  /** A key made through POST /v1/manage/keys by the org's owner (org-scoped unless siteId is given). */
   key(org: Org, input: { type?: KeyType; scopes?: Scope[]; siteId?: string; name?: string; expiresAt?: number }): Promise<{ id: string; key: string }>;
   /** A user token through POST /v1/auth/login. */
   login(email: string, password: string, orgId?: string): Promise<string>;
@@ -116,7 +116,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export const USER_PASSWORD = 'member-password-1';
+const USER_PASSWORD = 'member-password-1';
 let userHash: Promise<string> | null = null;
 let counter = 0;
 
@@ -167,7 +167,7 @@ export async function createHarness(dialect: DialectName, options: HarnessOption
         ...(input.name ? { name: input.name } : {}),
         ...(input.expiresAt === undefined ? {} : { expires_at: new Date(input.expiresAt).toISOString() }),
       };
-      const res = await app.inject({ method: 'POST', url: '/v1/manage/keys', headers: bearer(org.jwt), payload });
+      const res = await app.inject({ method: 'POST', url: '/v1/manage/keys', headers: bearer(await token(org.user_id, org.org_id)), payload });
       if (res.statusCode !== 201) throw new Error(`key ${JSON.stringify(payload)} failed: ${res.body}`);
       const data = res.json().data as { id: string; key: string };
       return { id: data.id, key: data.key };
@@ -189,6 +189,13 @@ export async function createHarness(dialect: DialectName, options: HarnessOption
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** The org's audit rows after its bootstrap, oldest first (only those of `action` when given). */
+export async function auditRows(store: Store, orgId: string, action?: string) {
+  let query = store.db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId).where('action', '!=', 'org.bootstrapped');
+  if (action) query = query.where('action', '=', action);
+  return query.orderBy('created_at').orderBy('id').execute();
+}
 
 export interface Dialect { name: DialectName; skip: boolean }
 
