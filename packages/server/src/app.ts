@@ -1,8 +1,8 @@
 // buildApp(deps): the Fastify instance with the envelope, errors, authentication, access,
 // rate limits and every feature's routes. No module state: tests build as many as they like.
-import Fastify, { type FastifyInstance, type FastifyRequest, type FastifyReply } from 'fastify';
+import Fastify, { type FastifyRequest, type FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { App, AppDeps, RouteTable } from './http/app-types.ts';
+import type { App, AppDeps } from './http/app-types.ts';
 import { Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import formatsModule from 'ajv-formats';
@@ -20,6 +20,7 @@ import { createMetrics } from './http/metrics.ts';
 import { registerFeatures } from './features/index.ts';
 import { redirectToDashboard, wantsDashboard } from './features/dashboard/routes.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { collectRoutes } from './http/route-table.ts';
 import { IngestWriter } from './ingest/store-batch.ts';
 import { systemResolver, targetPolicy } from './delivery/targets.ts';
 
@@ -83,6 +84,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Only an unmatched request (404, 405) has no rule: the route table refuses to start
+    // with a route that declares none.
     const access = request.routeOptions.config.access;
     if (!access || access.surface === 'public' || access.surface === 'ingest') return;
     if (access.surface === 'auth' && !access.jwtOnly) return;
@@ -214,31 +217,6 @@ function validationError(issue: ValidationIssue, context?: string): AppError {
     return new AppError('invalid_input', 'The body must be a JSON object', { field: 'body', reason });
   }
   return new AppError('invalid_input', `${field}: ${reason}`, { field, reason });
-}
-
-/** Remembers every route's pattern so an unknown method on a known path is a 405, not a 404. */
-function collectRoutes(app: FastifyInstance): RouteTable {
-  const patterns: { regex: RegExp; methods: Set<string> }[] = [];
-  const byUrl = new Map<string, Set<string>>();
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method];
-    let set = byUrl.get(route.url);
-    if (!set) {
-      set = new Set();
-      byUrl.set(route.url, set);
-      const source = route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z_]+/g, '[^/]+').replace(/\\\*$/, '.*');
-      patterns.push({ regex: new RegExp(`^${source}/?$`), methods: set });
-    }
-    for (const m of methods) set.add(m);
-  });
-  return {
-    methodsFor(path: string): string[] {
-      const out = new Set<string>();
-      for (const p of patterns) if (p.regex.test(path)) for (const m of p.methods) out.add(m);
-      return [...out];
-    },
-    list: () => [...byUrl].map(([url, methods]) => ({ url, methods: [...methods] })),
-  };
 }
 
 export type { Access, ErrorCode };

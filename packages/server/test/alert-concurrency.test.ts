@@ -1,88 +1,65 @@
 // Two workers evaluating the same rule at once fire one alert, never two: the cooldown is
 // claimed atomically in the store. Two store connections (two pools on PostgreSQL) run
 // alertStep, then whole cycles, at the same moment against the same site and cycle time.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../src/app.ts';
-import { ManualClock } from '../src/clock.ts';
-import { DEFAULT_RATE_LIMITS } from '../src/config.ts';
-import { Secrets } from '../src/auth/secrets.ts';
-import { MemoryRateLimiter } from '../src/http/rate-limit.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../src/store/db.ts';
-import { bootstrapOrg } from '../src/features/orgs/bootstrap.ts';
 import { alertStep } from '../src/pipeline/alert-step.ts';
 import { runCycle } from '../src/pipeline/cycle.ts';
-import { createTestStore, testConfig, T0, type Harness, type TestStore } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { eachDialect, useHarness } from './helpers/harness.ts';
 import { api, ingest, intervalTraffic, INTERVAL, MIN } from './helpers/alert-traffic.ts';
 
 const C1 = Date.UTC(2026, 9, 30, 10, 15); // a cycle time three days before the harness clock
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect.skip)(`concurrent alert evaluation (${dialect.name})`, () => {
-    let ts: TestStore;
-    let second: Store;
-    let app: App;
-    const clock = new ManualClock(T0);
-    let siteId: string;
-    let a: ReturnType<typeof api>;
+eachDialect('concurrent alert evaluation', (dialect) => {
+  const h = useHarness(dialect.name, { raisedLimits: true });
+  let second: Store;
+  let siteId: string;
+  let a: ReturnType<typeof api>;
 
-    beforeAll(async () => {
-      ts = await createTestStore(dialect.name);
-      second = dialect.name === 'postgres' ? openStore(ts.url, { poolSize: 5 }) : openStore(ts.url);
-      const config = testConfig({ rateLimits: { ...DEFAULT_RATE_LIMITS, manage: 100_000, query: 100_000 } });
-      app = await buildApp({ config, store: ts.store, clock, limiter: new MemoryRateLimiter() });
-      await app.ready();
-      const org = await bootstrapOrg(ts.store, new Secrets(config.secret), {
-        org: 'Race', siteName: 'Race site', siteUrl: 'https://race.example', email: 'race@example.com', password: 'password-race-1',
-      }, clock.now());
-      siteId = org.site_id;
-      // Only app, store and clock of a Harness are used by the helpers.
-      const h = { app, store: ts.store, clock } as unknown as Harness;
-      a = api(h, org.keys.secret);
-      clock.set(C1);
-      // /checkout: 10 visitors, 8 rage clicks from one: 200 / 10 = score 20.
-      await ingest(h, org.keys.secret, intervalTraffic(C1 - INTERVAL, [{ page: '/checkout', signals: [{ type: 'rage_click', element: 'button.pay', count: 8 }] }]));
-      // Score the page with no rule yet.
-      expect((await runCycle(ts.store.db, siteId, C1, { intervalMs: INTERVAL, clock })).status).toBe('done');
-    });
-    afterAll(async () => {
-      await app?.close();
-      await second?.close();
-      await ts?.drop();
-    });
-
-    // On SQLite one process cannot hold two writing connections at once (better-sqlite3 is
-    // synchronous: the second would wait on a lock the first can never release), and cycles of a
-    // site are serialized by the site claim anyway; there both calls share one connection.
-    it('two alertStep calls at once fire exactly one alert (eight rounds)', async () => {
-      const other = dialect.name === 'postgres' ? second : ts.store;
-      for (let round = 0; round < 8; round++) {
-        const rule = await a.createRule({ name: `Race ${round}`, trigger_type: 'budget', threshold: 10, page_pattern: '/checkout' });
-        const [r1, r2] = await Promise.all([alertStep(ts.store.db, siteId, C1), alertStep(other.db, siteId, C1)]);
-        expect(r1.fired + r2.fired, `round ${round}`).toBe(1);
-        const alerts = (await a.alerts()).alerts.filter((x) => x.rule_id === rule.id);
-        expect(alerts, `round ${round}`).toHaveLength(1);
-        expect(alerts[0]).toMatchObject({ page: '/checkout', score_after: 20, condition_value: 20 });
-        const detail = await a.get(`/v1/query/alerts/${alerts[0].id}`);
-        expect(detail.timeline.filter((t: any) => t.kind === 'fired')).toHaveLength(1);
-        // Out of the way for the next round.
-        expect((await a.call('PATCH', `/v1/manage/alert-rules/${rule.id}`, { enabled: false })).status).toBe(200);
-      }
-      expect((await a.alerts()).total).toBe(8);
-    });
-
-    it('two whole cycles at once (one may find the site busy) fire exactly one alert', async () => {
-      const rule = await a.createRule({ name: 'Race cycle', trigger_type: 'new_page', threshold: 10, cooldown_minutes: 1 });
-      const C2 = C1 + INTERVAL;
-      clock.set(C2);
-      const [r1, r2] = await Promise.all([
-        runCycle(ts.store.db, siteId, C2, { intervalMs: INTERVAL, clock, holder: 'worker-1' }),
-        runCycle(second.db, siteId, C2, { intervalMs: INTERVAL, clock, holder: 'worker-2' }),
-      ]);
-      const fired = [r1, r2].reduce((sum, r) => sum + (r.status === 'done' ? r.alerts.fired : 0), 0);
-      expect(fired).toBe(1);
-      expect((await a.alerts()).alerts.filter((x) => x.rule_id === rule.id)).toHaveLength(1);
-      clock.set(C2 + MIN);
-    });
+  beforeAll(async () => {
+    second = openStore(h.storeUrl, dialect.name === 'postgres' ? { poolSize: 5 } : undefined);
+    const org = await h.org('Race');
+    siteId = org.site_id;
+    a = api(h, org.keys.secret);
+    h.clock.set(C1);
+    // /checkout: 10 visitors, 8 rage clicks from one: 200 / 10 = score 20.
+    await ingest(h, org.keys.secret, intervalTraffic(C1 - INTERVAL, [{ page: '/checkout', signals: [{ type: 'rage_click', element: 'button.pay', count: 8 }] }]));
+    // Score the page with no rule yet.
+    expect((await runCycle(h.store.db, siteId, C1, { intervalMs: INTERVAL, clock: h.clock })).status).toBe('done');
   });
-}
+  afterAll(async () => { await second?.close(); });
+
+  // On SQLite one process cannot hold two writing connections at once (better-sqlite3 is
+  // synchronous: the second would wait on a lock the first can never release), and cycles of a
+  // site are serialized by the site claim anyway; there both calls share one connection.
+  it('two alertStep calls at once fire exactly one alert (eight rounds)', async () => {
+    const other = dialect.name === 'postgres' ? second : h.store;
+    for (let round = 0; round < 8; round++) {
+      const rule = await a.createRule({ name: `Race ${round}`, trigger_type: 'budget', threshold: 10, page_pattern: '/checkout' });
+      const [r1, r2] = await Promise.all([alertStep(h.store.db, siteId, C1), alertStep(other.db, siteId, C1)]);
+      expect(r1.fired + r2.fired, `round ${round}`).toBe(1);
+      const alerts = (await a.alerts()).alerts.filter((x) => x.rule_id === rule.id);
+      expect(alerts, `round ${round}`).toHaveLength(1);
+      expect(alerts[0]).toMatchObject({ page: '/checkout', score_after: 20, condition_value: 20 });
+      const detail = await a.get(`/v1/query/alerts/${alerts[0].id}`);
+      expect(detail.timeline.filter((t: any) => t.kind === 'fired')).toHaveLength(1);
+      // Out of the way for the next round.
+      expect((await a.call('PATCH', `/v1/manage/alert-rules/${rule.id}`, { enabled: false })).status).toBe(200);
+    }
+    expect((await a.alerts()).total).toBe(8);
+  });
+
+  it('two whole cycles at once (one may find the site busy) fire exactly one alert', async () => {
+    const rule = await a.createRule({ name: 'Race cycle', trigger_type: 'new_page', threshold: 10, cooldown_minutes: 1 });
+    const C2 = C1 + INTERVAL;
+    h.clock.set(C2);
+    const [r1, r2] = await Promise.all([
+      runCycle(h.store.db, siteId, C2, { intervalMs: INTERVAL, clock: h.clock, holder: 'worker-1' }),
+      runCycle(second.db, siteId, C2, { intervalMs: INTERVAL, clock: h.clock, holder: 'worker-2' }),
+    ]);
+    const fired = [r1, r2].reduce((sum, r) => sum + (r.status === 'done' ? r.alerts.fired : 0), 0);
+    expect(fired).toBe(1);
+    expect((await a.alerts()).alerts.filter((x) => x.rule_id === rule.id)).toHaveLength(1);
+    h.clock.set(C2 + MIN);
+  });
+});

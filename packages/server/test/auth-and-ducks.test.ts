@@ -1,30 +1,16 @@
 // Login, logout and token lifetimes; duck facts on errors (off by default, per-request
 // overrides, the org setting) and the unauthenticated, unlimited GET /v1/fun. Both dialects.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DUCK_FACTS } from '../src/http/ducks.ts';
-import type { Store } from '../src/store/db.ts';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { bearer, eachDialect, useHarness, auditRows } from './helpers/harness.ts';
 
-const LIMITS = { config: { rateLimits: { query: 100000, manage: 100000, ingest: 10000, guide: 200 } } };
 const SECOND = 1000;
 const HOUR = 60 * 60 * SECOND;
 
-async function auditRows(store: Store, orgId: string) {
-  return store.db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId)
-    .where('action', '!=', 'org.bootstrapped').orderBy('created_at').orderBy('id').execute();
-}
-
-describe.each(DIALECTS)('login and logout on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, LIMITS);
-  });
-  afterAll(async () => { await h?.close(); });
+eachDialect('login and logout', ({ name, skip }) => {
   // Each test in its own minute: failed-authentication and login counters never carry over.
-  beforeEach(() => { if (!skip) h.clock.advance(60_000); });
+  const h = useHarness(name, { raisedLimits: true, newMinuteEachTest: true });
 
   const login = (payload: Record<string, unknown>) => h.app.inject({ method: 'POST', url: '/v1/auth/login', payload });
   const whoami = (token: string) => h.app.inject({ method: 'GET', url: '/v1/query/whoami', headers: bearer(token) });
@@ -143,14 +129,8 @@ describe.each(DIALECTS)('login and logout on $name', ({ name, skip }) => {
   });
 });
 
-describe.each(DIALECTS)('duck facts on errors on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, LIMITS);
-  });
-  afterAll(async () => { await h?.close(); });
-  beforeEach(() => { if (!skip) h.clock.advance(60_000); });
+eachDialect('duck facts on errors', ({ name, skip }) => {
+  const h = useHarness(name, { raisedLimits: true, newMinuteEachTest: true });
 
   const FACTS = new Set(DUCK_FACTS);
 
@@ -282,14 +262,9 @@ describe.each(DIALECTS)('duck facts on errors on $name', ({ name, skip }) => {
   });
 });
 
-describe.each(DIALECTS)('GET /v1/fun on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    // Tiny limits everywhere else: /fun must not be counted by any of them.
-    h = await createHarness(name, { config: { rateLimits: { query: 1, manage: 1, ingest: 1, guide: 1 } } });
-  });
-  afterAll(async () => { await h?.close(); });
+eachDialect('GET /v1/fun', ({ name, skip }) => {
+  // Tiny limits everywhere else: /fun must not be counted by any of them.
+  const h = useHarness(name, { config: { rateLimits: { query: 1, manage: 1, ingest: 1, guide: 1 } } });
 
   it.skipIf(skip)('needs no auth, always has data.duck, sometimes a fact, and is never rate limited', async () => {
     let withFact = 0;

@@ -2,18 +2,15 @@
 // of each surface (query, manage, JWT-only, org-scope-only), with the exact status and code
 // of every cell; then role changes, removed members, sibling sites and the failed-auth limit.
 // Both dialects.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { SCOPES } from '../src/auth/api-keys.ts';
 import { signUserToken } from '../src/auth/jwt.ts';
 import { Secrets } from '../src/auth/secrets.ts';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { bearer, type Harness, eachDialect, useHarness, type Org } from './helpers/harness.ts';
 
-type Org = Awaited<ReturnType<Harness['org']>>;
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-const HIGH_LIMITS = { rateLimits: { query: 100000, manage: 100000, ingest: 10000, guide: 200 } };
 const MINUTE = 60_000;
 
 const STATUS: Record<string, number> = {
@@ -171,46 +168,28 @@ async function must(res: LightMyRequestResponse, status: number, what: string) {
   return res.json().data;
 }
 
-async function createKey(h: Harness, jwt: string, body: Record<string, unknown>): Promise<{ id: string; key: string }> {
-  return must(await send(h, 'POST', '/v1/manage/keys', bearer(jwt), body), 201, `create key ${JSON.stringify(body)}`);
-}
-
-/** Adds a member with the owner's token, redeems the invitation and logs in. */
-async function addUser(h: Harness, ownerJwt: string, role: 'owner' | 'admin' | 'member' | 'viewer', label: string) {
-  const email = `${label}-${role}-${randomBase62(8).toLowerCase()}@example.com`;
-  const password = `pw-${randomBase62(16)}`;
-  const added = await must(await send(h, 'POST', '/v1/manage/members', bearer(ownerJwt), { email, role }), 201, `add ${role}`);
-  await must(await send(h, 'POST', '/v1/auth/set-password', {}, { token: added.invitation.token, password }), 200, 'set password');
-  const jwt = await h.login(email, password);
-  return { membershipId: added.id as string, userId: added.user_id as string, email, password, jwt };
-}
-
 async function auditCount(h: Harness): Promise<number> {
   const row = await h.store.db.selectFrom('audit_log').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-describe.each(DIALECTS)('auth matrix on $name', ({ name, skip }) => {
-  let h: Harness;
+eachDialect('auth matrix', ({ name, skip }) => {
+  const h = useHarness(name, { raisedLimits: true });
   let ctx: Ctx;
 
   beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, { config: HIGH_LIMITS });
     const org = await h.org('Matrix');
-    const ownerJwt = await h.login(org.email, org.password);
-    const admin = await addUser(h, ownerJwt, 'admin', 'matrix');
-    const member = await addUser(h, ownerJwt, 'member', 'matrix');
-    const viewer = await addUser(h, ownerJwt, 'viewer', 'matrix');
+    const ownerJwt = org.jwt;
+    const admin = await h.user(org, 'admin');
+    const member = await h.user(org, 'member');
+    const viewer = await h.user(org, 'viewer');
 
-    const secretQuery = await createKey(h, ownerJwt, { key_type: 'secret', scopes: ['query:read'], site_id: org.site_id });
-    const orgSecret = await createKey(h, ownerJwt, { key_type: 'secret', scopes: [...SCOPES] });
-    const revoked = await createKey(h, ownerJwt, { key_type: 'secret', scopes: [...SCOPES], site_id: org.site_id });
-    const expiring = await createKey(h, ownerJwt, {
-      key_type: 'secret', scopes: [...SCOPES], site_id: org.site_id, expires_at: new Date(h.clock.now() + MINUTE).toISOString(),
-    });
+    const secretQuery = await h.key(org, { scopes: ['query:read'], siteId: org.site_id });
+    const orgSecret = await h.key(org, { scopes: [...SCOPES] });
+    const revoked = await h.key(org, { scopes: [...SCOPES], siteId: org.site_id });
+    const expiring = await h.key(org, { scopes: [...SCOPES], siteId: org.site_id, expiresAt: h.clock.now() + MINUTE });
     const doomedSite = await must(await send(h, 'POST', '/v1/manage/site', bearer(ownerJwt), { name: 'Doomed', url: 'https://doomed.example' }), 201, 'create site');
-    const doomedKey = await createKey(h, ownerJwt, { key_type: 'secret', scopes: [...SCOPES], site_id: doomedSite.id });
+    const doomedKey = await h.key(org, { scopes: [...SCOPES], siteId: doomedSite.id });
     const expiringJwt = (await must(await send(h, 'POST', '/v1/auth/login', {}, { email: org.email, password: org.password, expires_in: 900 }), 200, 'short login')).token as string;
     const loggedOutJwt = await h.login(org.email, org.password);
 
@@ -260,7 +239,6 @@ describe.each(DIALECTS)('auth matrix on $name', ({ name, skip }) => {
     };
     ctx = { h, org, ownerJwt, headers, roleEmails: { owner: org.email, admin: admin.email, member: member.email, viewer: viewer.email } };
   });
-  afterAll(async () => { await h?.close(); });
 
   it('the matrix covers every credential against every route', () => {
     expect(Object.keys(MATRIX).sort()).toEqual([...CREDS].sort());
@@ -300,8 +278,8 @@ describe.each(DIALECTS)('auth matrix on $name', ({ name, skip }) => {
 
   it.skipIf(skip)('a role change takes effect at once on an existing token', async () => {
     const org = await h.org('Roles');
-    const ownerJwt = await h.login(org.email, org.password);
-    const admin = await addUser(h, ownerJwt, 'admin', 'roles');
+    const ownerJwt = org.jwt;
+    const admin = await h.user(org, 'admin');
     const patchSettings = () => send(h, 'PATCH', '/v1/manage/settings', bearer(admin.jwt), { duck_facts: false });
     expect((await patchSettings()).statusCode).toBe(200);
     expect((await send(h, 'GET', '/v1/manage/keys', bearer(admin.jwt))).statusCode).toBe(200);
@@ -328,8 +306,8 @@ describe.each(DIALECTS)('auth matrix on $name', ({ name, skip }) => {
 
   it.skipIf(skip)('a removed member\'s token is invalid_jwt at once', async () => {
     const org = await h.org('Removed');
-    const ownerJwt = await h.login(org.email, org.password);
-    const gone = await addUser(h, ownerJwt, 'admin', 'removed');
+    const ownerJwt = org.jwt;
+    const gone = await h.user(org, 'admin');
     expect((await send(h, 'GET', '/v1/query/whoami', bearer(gone.jwt))).statusCode).toBe(200);
 
     const removed = await send(h, 'DELETE', `/v1/manage/members/${gone.membershipId}`, bearer(ownerJwt));
@@ -356,7 +334,7 @@ describe.each(DIALECTS)('auth matrix on $name', ({ name, skip }) => {
 
   it.skipIf(skip)('a site-scoped key naming a sibling site of its own org is 403 forbidden', async () => {
     const org = await h.org('Siblings');
-    const ownerJwt = await h.login(org.email, org.password);
+    const ownerJwt = org.jwt;
     const sibling = await must(await send(h, 'POST', '/v1/manage/site', bearer(ownerJwt), { name: 'Sibling', url: 'https://sibling.example' }), 201, 'sibling');
 
     const patch = await send(h, 'PATCH', `/v1/manage/site/${sibling.id}`, bearer(org.keys.secret), { name: 'Taken over' });

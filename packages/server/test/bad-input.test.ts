@@ -1,29 +1,22 @@
 // Hostile and malformed input on the write routes: each gets its exact error code and leaves
 // no partial record (row counts and the audit log are unchanged), while odd but valid text
 // (SQL metacharacters, emoji) is stored and returned verbatim. Both dialects.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { expect, it } from 'vitest';
+import { bearer, type Harness, eachDialect, useHarness } from './helpers/harness.ts';
 
 type Inject = Awaited<ReturnType<Harness['app']['inject']>>;
 
 const TABLES = ['orgs', 'org_settings', 'users', 'memberships', 'user_tokens', 'sites', 'api_keys', 'audit_log'] as const;
 
-describe.each(DIALECTS)('bad input on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, { config: { rateLimits: { query: 100_000, manage: 100_000, ingest: 10_000, guide: 200 } } });
-  });
-  afterAll(async () => { await h?.close(); });
+eachDialect('bad input', ({ name, skip }) => {
+  const h = useHarness(name, { raisedLimits: true });
 
   const json = { 'content-type': 'application/json' };
 
   /** A fresh org per test, with its owner's user token, so no test depends on another. */
   async function fresh(label = 'Bad') {
     const org = await h.org(label);
-    const jwt = await h.login(org.email, org.password);
-    return { org, jwt };
+    return { org, jwt: org.jwt };
   }
 
   /** Row counts of every table a write here could touch, plus the org's site as stored. */

@@ -4,13 +4,12 @@
 // v2 `trigger` and, when the alert is resolved over the API, `resolve` with dedup_key = alert
 // id. A missing integration fails once with `no_integration`. Both dialects.
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { runDeliveryOnce } from '../src/delivery/worker.ts';
 import { notify } from '../src/pipeline/alert-step.ts';
 import type { AlertsTable } from '../src/store/tables.ts';
-import { bearer } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
-import { createDeliveryHarness, deliverySuiteHooks, installLoopbackGuard, MailServer, mimeParts, Receiver, type DeliveryHarness, type Org } from './helpers/delivery-kit.ts';
+import { bearer, eachDialect, useHarness, type Org } from './helpers/harness.ts';
+import { deliveryOptions, deliverySuiteHooks, installLoopbackGuard, MailServer, mimeParts, Receiver } from './helpers/delivery-kit.ts';
 
 // Every socket of this file may only reach loopback.
 installLoopbackGuard();
@@ -18,26 +17,24 @@ installLoopbackGuard();
 const ROUTING_KEY = 'R0UTINGKEYpagerduty0123456789ab';
 const BOT_TOKEN = 'xoxb-1111-2222-bot-token-secret';
 
-describe.each(DIALECTS)('alert channels on $name', ({ name, skip }) => {
-  let h: DeliveryHarness;
+eachDialect('alert channels', ({ name, skip }) => {
   let receiver: Receiver;
   let mail: MailServer;
   const secretsSeen = [ROUTING_KEY, BOT_TOKEN];
 
   beforeAll(async () => {
-    if (skip) return;
     receiver = await new Receiver().start();
     mail = await new MailServer().start();
-    h = await createDeliveryHarness(name, {
-      config: {
-        smtpUrl: mail.url,
-        providers: { slackApi: receiver.url('/slack-api'), pagerdutyEvents: receiver.url('/pd/v2/enqueue'), linearApi: receiver.url('/linear'), githubApi: receiver.url('/github') },
-      },
-    });
   });
-  deliverySuiteHooks(skip, () => ({ h, receiver }));
+  const h = useHarness(name, () => deliveryOptions({
+    config: {
+      smtpUrl: mail.url,
+      providers: { slackApi: receiver.url('/slack-api'), pagerdutyEvents: receiver.url('/pd/v2/enqueue'), linearApi: receiver.url('/linear'), githubApi: receiver.url('/github') },
+    },
+  }));
+  deliverySuiteHooks(h, () => receiver);
   afterAll(async () => { await mail?.close(); });
-  beforeEach(() => { if (!skip) mail.mails.length = 0; });
+  beforeEach(() => { mail.mails.length = 0; });
 
   async function integrate(org: Org, provider: string, config: object) {
     const res = await h.app.inject({ method: 'POST', url: '/v1/manage/integrations', headers: bearer(org.keys.secret), payload: { provider, config } });
@@ -72,10 +69,10 @@ describe.each(DIALECTS)('alert channels on $name', ({ name, skip }) => {
 
   it.skipIf(skip)('email: one message, plain text and HTML, to the org\'s members with role member or above', async () => {
     const org = await h.org();
-    const admin = await h.member(org, 'admin');
-    const member = await h.member(org, 'member');
-    const viewer = await h.member(org, 'viewer');
-    const outsider = await h.member(await h.org(), 'member');
+    const admin = (await h.user(org, 'admin')).email;
+    const member = (await h.user(org, 'member')).email;
+    const viewer = (await h.user(org, 'viewer')).email;
+    const outsider = (await h.user(await h.org(), 'member')).email;
     const r = await rule(org, { channels: ['email'] });
     const alert = await fire(org, r.id);
     await runDeliveryOnce(h.deliveryDeps());
@@ -108,7 +105,7 @@ describe.each(DIALECTS)('alert channels on $name', ({ name, skip }) => {
 
   it.skipIf(skip)('email: the rule\'s config.recipients replace the members', async () => {
     const org = await h.org();
-    await h.member(org, 'admin');
+    await h.user(org, 'admin');
     const r = await rule(org, { channels: ['email'], config: { recipients: ['oncall@example.com', 'lead@example.com'] } });
     await fire(org, r.id);
     await runDeliveryOnce(h.deliveryDeps());

@@ -9,8 +9,7 @@ import { SCOPES } from '../src/auth/api-keys.ts';
 import { buildApp, type App } from '../src/app.ts';
 import { ManualClock } from '../src/clock.ts';
 import { MemoryRateLimiter } from '../src/http/rate-limit.ts';
-import { createTestStore, testConfig, type TestStore } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { createTestStore, testConfig, type TestStore, eachDialect } from './helpers/harness.ts';
 
 const BIN = resolve(import.meta.dirname, '../bin/mallard.js');
 const SECRET = 'cli-keys-secret-cli-keys-secret-0123456789';
@@ -58,7 +57,7 @@ describe('mallard keys create: arguments', () => {
   });
 });
 
-describe.each(DIALECTS)('mallard keys create on $name', ({ name, skip }) => {
+eachDialect('mallard keys create', ({ name, skip }) => {
   let store: TestStore;
   let app: App;
   let siteId: string;
@@ -66,7 +65,6 @@ describe.each(DIALECTS)('mallard keys create on $name', ({ name, skip }) => {
   const env = () => ({ DATABASE_URL: store.url });
 
   beforeAll(async () => {
-    if (skip) return;
     store = await createTestStore(name);
     app = await buildApp({ config: testConfig({ secret: SECRET }), store: store.store, clock: new ManualClock(Date.now()), limiter: new MemoryRateLimiter() });
     await app.ready();

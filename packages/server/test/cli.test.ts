@@ -4,8 +4,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestStore, type TestStore } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { createTestStore, type TestStore, eachDialect } from './helpers/harness.ts';
 
 const BIN = resolve(import.meta.dirname, '../bin/mallard.js');
 const SECRET = 'cli-test-secret-cli-test-secret-0123456789';
@@ -119,9 +118,9 @@ describe('mallard CLI: configuration', () => {
   });
 });
 
-describe.each(DIALECTS)('mallard CLI on $name', ({ name, skip }) => {
+eachDialect('mallard CLI', ({ name, skip }) => {
   let store: TestStore;
-  beforeAll(async () => { if (!skip) store = await createTestStore(name); });
+  beforeAll(async () => { store = await createTestStore(name); });
   afterAll(async () => { await store?.drop(); });
 
   it.skipIf(skip)('migrate is idempotent', () => {

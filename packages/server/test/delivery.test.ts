@@ -4,15 +4,14 @@
 // loses nothing, a lease that only delays a crashed claim, and two workers never sending a
 // delivery twice. Both dialects.
 import { v7 as uuidv7 } from 'uuid';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { postJson, SEND_TIMEOUT_MS } from '../src/delivery/http-post.ts';
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS, runDeliveryOnce, startDeliveryWorker } from '../src/delivery/worker.ts';
-import { bearer } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
-import { createDeliveryHarness, deliverySuiteHooks, installLoopbackGuard, eventually, Receiver, type DeliveryHarness, type Org, type Received } from './helpers/delivery-kit.ts';
+import { bearer, eachDialect, useHarness, type Org } from './helpers/harness.ts';
+import { deliveryOptions, deliverySuiteHooks, installLoopbackGuard, eventually, Receiver, type Received } from './helpers/delivery-kit.ts';
 
 // Every socket of this file may only reach loopback.
 installLoopbackGuard();
@@ -40,17 +39,13 @@ it('a send gives up on a receiver that never answers (10 s in production; shorte
   }
 });
 
-describe.each(DIALECTS)('webhook delivery on $name', ({ name, skip }) => {
-  let h: DeliveryHarness;
+eachDialect('webhook delivery', ({ name, skip }) => {
   let receiver: Receiver;
   const quietLog = { error: (o: object, m: string) => { throw new Error(`worker logged an error: ${m} ${JSON.stringify(o)}`); } };
 
-  beforeAll(async () => {
-    if (skip) return;
-    receiver = await new Receiver().start();
-    h = await createDeliveryHarness(name);
-  });
-  deliverySuiteHooks(skip, () => ({ h, receiver }));
+  beforeAll(async () => { receiver = await new Receiver().start(); });
+  const h = useHarness(name, deliveryOptions());
+  deliverySuiteHooks(h, () => receiver);
 
   /** A receiver-side check, as a customer would write it: verify, or answer 400. */
   function verifying(secret: string, path: string, answer: (r: Received) => number = () => 200) {

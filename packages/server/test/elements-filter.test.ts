@@ -6,10 +6,9 @@
 //   mobile,  2 hours ago: 2 dead clicks on a.help
 //   tablet,  2 hours ago: 1 rage click on button.pay
 //   desktop, 12 days ago (an import): 1 rage click on input.coupon, outside the default 7 days
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
-import { CHROME_WINDOWS_UA, DAY, expectInvalid, HIGH_LIMITS, hex32, MIN, postIngest, queryOk, send, type Org } from './helpers/ingest-kit.ts';
+import { beforeAll, expect, it } from 'vitest';
+import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
+import { CHROME_WINDOWS_UA, DAY, expectInvalid, hex32, MIN, postIngest, queryOk, send, type Org } from './helpers/ingest-kit.ts';
 
 const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const IPAD_UA = 'Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -23,14 +22,12 @@ function visit(at: number, type: string, element: string, count: number) {
   ];
 }
 
-describe.each(DIALECTS)('elements filters on $name', ({ name, skip }) => {
-  let h: Harness;
+eachDialect('elements filters', ({ name }) => {
+  const h = useHarness(name, { raisedLimits: true });
   let org: Org;
   let now: number;
 
   beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, HIGH_LIMITS);
     org = await h.org('Elements');
     now = h.clock.now();
     await send(h, org, hex32(), visit(now - 120 * MIN, 'rage_click', 'button.pay', 3), { meta: { ua: CHROME_WINDOWS_UA } });
@@ -41,7 +38,6 @@ describe.each(DIALECTS)('elements filters on $name', ({ name, skip }) => {
     expect(res.statusCode, res.body).toBe(202);
     expect(res.json().data).toMatchObject({ accepted: old.length, rejected: 0 });
   }, 120_000);
-  afterAll(async () => { await h?.close(); });
 
   /** element -> [signal_count, affected_users] for the query string `params`. */
   async function elements(params: string) {
@@ -51,17 +47,17 @@ describe.each(DIALECTS)('elements filters on $name', ({ name, skip }) => {
       .map((e) => [e.element_selector, [e.signal_count, e.affected_users]]));
   }
 
-  it.skipIf(skip)('without filters: every device, the last 7 days (as before)', async () => {
+  it('without filters: every device, the last 7 days (as before)', async () => {
     expect(await elements('')).toEqual({ 'button.pay': [4, 2], 'a.help': [2, 1] });
   });
 
-  it.skipIf(skip)('device keeps the signals of sessions on that device type only', async () => {
+  it('device keeps the signals of sessions on that device type only', async () => {
     expect(await elements('&device=desktop')).toEqual({ 'button.pay': [3, 1] });
     expect(await elements('&device=mobile')).toEqual({ 'a.help': [2, 1] });
     expect(await elements('&device=tablet')).toEqual({ 'button.pay': [1, 1] });
   });
 
-  it.skipIf(skip)('from and to choose the window: from inclusive, to exclusive', async () => {
+  it('from and to choose the window: from inclusive, to exclusive', async () => {
     expect(await elements(`&from=${iso(now - 30 * DAY)}`)).toEqual({ 'button.pay': [4, 2], 'a.help': [2, 1], 'input.coupon': [1, 1] });
     expect(await elements(`&from=${iso(now - 30 * DAY)}&to=${iso(now - DAY)}`)).toEqual({ 'input.coupon': [1, 1] });
     // The coupon signal came one second after its pageview: a window that ends at it leaves it out.
@@ -72,12 +68,12 @@ describe.each(DIALECTS)('elements filters on $name', ({ name, skip }) => {
     expect(await elements(`&to=${iso(now - 60 * MIN)}`)).toEqual({ 'button.pay': [4, 2], 'a.help': [2, 1] });
   });
 
-  it.skipIf(skip)('device and window combine', async () => {
+  it('device and window combine', async () => {
     expect(await elements(`&device=desktop&from=${iso(now - 30 * DAY)}`)).toEqual({ 'button.pay': [3, 1], 'input.coupon': [1, 1] });
     expect(await elements(`&device=mobile&from=${iso(now - 30 * DAY)}&to=${iso(now - DAY)}`)).toEqual({});
   });
 
-  it.skipIf(skip)('bad values are 400 invalid_input naming the parameter', async () => {
+  it('bad values are 400 invalid_input naming the parameter', async () => {
     const url = (params: string) => `/v1/query/elements?page=/checkout${params}`;
     const key = org.keys.secret;
     await expectInvalid(h, key, url('&device=phone'), 'device');

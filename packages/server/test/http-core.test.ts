@@ -1,23 +1,19 @@
 // The HTTP core: envelope on every response, error codes for malformed requests, request ids,
 // 404/405, body limits, and duck facts. Both dialects.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { Secrets } from '../src/auth/secrets.ts';
 import { ManualClock } from '../src/clock.ts';
 import { bootstrapOrg } from '../src/features/orgs/bootstrap.ts';
 import { MemoryRateLimiter } from '../src/http/rate-limit.ts';
-import { bearer, createHarness, createTestStore, T0, TEST_SECRET, testConfig, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { bearer, createTestStore, T0, TEST_SECRET, testConfig, eachDialect, useHarness, type Org } from './helpers/harness.ts';
 
-describe.each(DIALECTS)('HTTP core on $name', ({ name, skip }) => {
-  let h: Harness;
-  let org: Awaited<ReturnType<Harness['org']>>;
+eachDialect('HTTP core', ({ name, skip }) => {
+  const h = useHarness(name);
+  let org: Org;
   beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name);
     org = await h.org('Core');
   });
-  afterAll(async () => { await h?.close(); });
 
   const json = { 'content-type': 'application/json' };
 

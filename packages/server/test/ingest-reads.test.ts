@@ -2,12 +2,11 @@
 // heatmaps, flows, the friction journey map (weights computed by hand from DOMAIN.md's
 // registry, section 5b's rules, the spec's bounds and caps) and the session timeline with its
 // narrative. Both dialects.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { describe, expect, it } from 'vitest';
+import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
 import { describeSignal, type NarrativeEvent } from '../src/features/sessions/narrative.ts';
 import {
-  CHROME_WINDOWS_UA, DAY, expectInvalid, HIGH_LIMITS, hex32, MIN, query, queryOk, SEC, send, sendImport, type Ev, type Org,
+  CHROME_WINDOWS_UA, DAY, expectInvalid, hex32, MIN, query, queryOk, SEC, send, sendImport, type Ev, type Org,
 } from './helpers/ingest-kit.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -20,14 +19,8 @@ function visitEvents(views: [string, number][], signals: [string, string, number
   ];
 }
 
-describe.each(DIALECTS)('ingest read routes on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, HIGH_LIMITS);
-  });
-  afterAll(async () => { await h?.close(); });
-  beforeEach(() => { if (!skip) h.clock.advance(MIN); });
+eachDialect('ingest read routes', ({ name, skip }) => {
+  const h = useHarness(name, { raisedLimits: true, newMinuteEachTest: true });
 
   const key = (org: Org) => org.keys.secret;
 

@@ -3,25 +3,18 @@
 // store nothing twice, bad events rejected alone, bad batches and bad keys refused whole.
 // Both dialects.
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { expect, it } from 'vitest';
+import { bearer, createHarness, eachDialect, useHarness } from './helpers/harness.ts';
 import { prepareEvents } from '../src/ingest/prepare.ts';
 import type { BatchMeta } from '../src/ingest/session.ts';
 import { storeBatches } from '../src/ingest/store-batch.ts';
 import {
-  batch, CHROME_WINDOWS_UA, countRows, HIGH_LIMITS, hex32, MIN, postIngest, SEC, send, type Ev, type Org,
+  batch, CHROME_WINDOWS_UA, countRows, hex32, MIN, postIngest, SEC, send, type Ev, type Org,
 } from './helpers/ingest-kit.ts';
 
-describe.each(DIALECTS)('ingest on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, HIGH_LIMITS);
-  });
-  afterAll(async () => { await h?.close(); });
+eachDialect('ingest', ({ name, skip }) => {
   // Each test in its own minute: the failed-authentication limiter never carries over.
-  beforeEach(() => { if (!skip) h.clock.advance(MIN); });
+  const h = useHarness(name, { raisedLimits: true, newMinuteEachTest: true });
 
   const signalsOf = (siteId: string) => h.store.db.selectFrom('signals')
     .select(['signal_type', 'page', 'element', 'label', 'confidence', 'rx', 'ry', 'vx', 'vy', 'occurred_at', 'sid'])

@@ -3,10 +3,9 @@
 // delete. Tickets: an issue pushed to a local Linear (GraphQL) or GitHub (REST) receiver keeps
 // the tracker's id and URL. Both dialects.
 import { v7 as uuidv7 } from 'uuid';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { bearer } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
-import { createDeliveryHarness, deliverySuiteHooks, installLoopbackGuard, MEMBER_PASSWORD, Receiver, type DeliveryHarness, type Org } from './helpers/delivery-kit.ts';
+import { beforeAll, expect, it } from 'vitest';
+import { bearer, eachDialect, useHarness, type Org } from './helpers/harness.ts';
+import { deliveryOptions, deliverySuiteHooks, installLoopbackGuard, Receiver } from './helpers/delivery-kit.ts';
 
 installLoopbackGuard();
 
@@ -18,18 +17,14 @@ const CREDENTIALS = {
   github: 'ghp_SecretGithubToken0123456789abcdefgh',
 };
 
-describe.each(DIALECTS)('integrations and tickets on $name', ({ name, skip }) => {
-  let h: DeliveryHarness;
+eachDialect('integrations and tickets', ({ name, skip }) => {
   let receiver: Receiver;
 
-  beforeAll(async () => {
-    if (skip) return;
-    receiver = await new Receiver().start();
-    h = await createDeliveryHarness(name, {
-      config: { providers: { slackApi: receiver.url('/slack'), pagerdutyEvents: receiver.url('/pd'), linearApi: receiver.url('/linear/graphql'), githubApi: receiver.url('/github') } },
-    });
-  });
-  deliverySuiteHooks(skip, () => ({ h, receiver }));
+  beforeAll(async () => { receiver = await new Receiver().start(); });
+  const h = useHarness(name, () => deliveryOptions({
+    config: { providers: { slackApi: receiver.url('/slack'), pagerdutyEvents: receiver.url('/pd'), linearApi: receiver.url('/linear/graphql'), githubApi: receiver.url('/github') } },
+  }));
+  deliverySuiteHooks(h, () => receiver);
 
   const post = (token: string, payload: object) => h.app.inject({ method: 'POST', url: '/v1/manage/integrations', headers: bearer(token), payload });
   const list = (token: string) => h.app.inject({ method: 'GET', url: '/v1/manage/integrations', headers: bearer(token) });
@@ -118,8 +113,8 @@ describe.each(DIALECTS)('integrations and tickets on $name', ({ name, skip }) =>
   it.skipIf(skip)('who may: admins write, viewers and members read only, mcp keys never, other orgs get 404', async () => {
     const org = await h.org();
     const made = await post(org.keys.secret, { provider: 'github', config: { token: CREDENTIALS.github, repo: 'a/b' } });
-    const member = await h.login(await h.member(org, 'member'), MEMBER_PASSWORD);
-    const admin = await h.login(await h.member(org, 'admin'), MEMBER_PASSWORD);
+    const member = (await h.user(org, 'member')).jwt;
+    const admin = (await h.user(org, 'admin')).jwt;
     const listed = await h.app.inject({ method: 'GET', url: `/v1/manage/integrations?site_id=${org.site_id}`, headers: bearer(member) });
     expect(listed.statusCode).toBe(200);
     expect(listed.body).not.toContain(CREDENTIALS.github);

@@ -1,21 +1,13 @@
 // API keys: created only with a user token, shown once, stored as an HMAC, typed (secret,
 // mcp, publishable), site- or org-scoped, revocable and expiring at once. Both dialects.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../src/store/db.ts';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { expect, it } from 'vitest';
+import { bearer, eachDialect, useHarness, auditRows } from './helpers/harness.ts';
 
-const LIMITS = { config: { rateLimits: { query: 100000, manage: 100000, ingest: 10000, guide: 200 } } };
 const HOUR = 60 * 60 * 1000;
 const ALL_SCOPES = ['ingest:write', 'query:read', 'manage:write', 'mcp:read', 'webhook:write'];
 
 interface KeyRecord { id: string; org_id: string; site_id: string | null; key_type: string; name: string | null; scopes: string[]; key_hint: string; created_by: string | null; created_at: string; expires_at: string | null }
-
-async function auditRows(store: Store, orgId: string) {
-  return store.db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId)
-    .where('action', '!=', 'org.bootstrapped').orderBy('created_at').orderBy('id').execute();
-}
 
 /** Every string anywhere inside a JSON value. */
 function strings(value: unknown): string[] {
@@ -25,20 +17,13 @@ function strings(value: unknown): string[] {
   return [];
 }
 
-describe.each(DIALECTS)('API keys on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, LIMITS);
-  });
-  afterAll(async () => { await h?.close(); });
+eachDialect('API keys', ({ name, skip }) => {
   // Each test in its own minute: failed-authentication counters never carry over.
-  beforeEach(() => { if (!skip) h.clock.advance(60_000); });
+  const h = useHarness(name, { raisedLimits: true, newMinuteEachTest: true });
 
   async function setup() {
     const org = await h.org('Keys');
-    const jwt = await h.login(org.email, org.password);
-    return { org, jwt };
+    return { org, jwt: org.jwt };
   }
 
   const create = (jwt: string, payload: Record<string, unknown>) =>

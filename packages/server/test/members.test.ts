@@ -2,12 +2,9 @@
 // role changes, removal, the owner rules and the last-owner guard, role checks read on every
 // request, and one audit row per write. Both dialects.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Store } from '../src/store/db.ts';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { expect, it } from 'vitest';
+import { bearer, eachDialect, useHarness, auditRows } from './helpers/harness.ts';
 
-const LIMITS = { config: { rateLimits: { query: 100000, manage: 100000, ingest: 10000, guide: 200 } } };
 const DAY = 24 * 60 * 60 * 1000;
 
 type Role = 'viewer' | 'member' | 'admin' | 'owner';
@@ -15,26 +12,13 @@ interface MemberRecord { id: string; user_id: string; email: string; role: strin
 
 const newEmail = (tag = 'person') => `${tag}-${randomBytes(4).toString('hex')}@example.com`;
 
-async function auditRows(store: Store, orgId: string, action?: string) {
-  let query = store.db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId).where('action', '!=', 'org.bootstrapped');
-  if (action) query = query.where('action', '=', action);
-  return query.orderBy('created_at').orderBy('id').execute();
-}
-
-describe.each(DIALECTS)('members on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, LIMITS);
-  });
-  afterAll(async () => { await h?.close(); });
+eachDialect('members', ({ name, skip }) => {
   // Each test in its own minute: failed-authentication counters never carry over.
-  beforeEach(() => { if (!skip) h.clock.advance(60_000); });
+  const h = useHarness(name, { raisedLimits: true, newMinuteEachTest: true });
 
   async function setup() {
     const org = await h.org('People');
-    const jwt = await h.login(org.email, org.password);
-    return { org, jwt };
+    return { org, jwt: org.jwt };
   }
 
   const list = (jwt: string) => h.app.inject({ method: 'GET', url: '/v1/manage/members', headers: bearer(jwt) });

@@ -3,9 +3,9 @@
 // security and errors; /docs is HTML whose assets all come from this server.
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../src/domain/errors.ts';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
+import { bearer, useHarness, type Org } from './helpers/harness.ts';
 
 type Operation = {
   operationId?: string;
@@ -28,19 +28,17 @@ const toOpenApiPath = (url: string) => url.replace(/:([A-Za-z_]+)/g, '{$1}');
 const isUiAsset = (url: string) => url.startsWith('/docs/');
 
 describe('OpenAPI document', () => {
-  let h: Harness;
+  const h = useHarness('sqlite');
   let doc: Doc;
-  let org: Awaited<ReturnType<Harness['org']>>;
+  let org: Org;
 
   beforeAll(async () => {
-    h = await createHarness('sqlite');
     org = await h.org('Docs');
     const res = await h.app.inject({ method: 'GET', url: '/v1/openapi.json' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     doc = res.json();
   });
-  afterAll(async () => { await h?.close(); });
 
   it('validates as OpenAPI 3.1', async () => {
     const validator = new Validator();
@@ -190,9 +188,7 @@ describe('OpenAPI document', () => {
 });
 
 describe('API reference at /docs', () => {
-  let h: Harness;
-  beforeAll(async () => { h = await createHarness('sqlite'); });
-  afterAll(async () => { await h?.close(); });
+  const h = useHarness('sqlite');
 
   /** Every src/href of the page, resolved against the page's URL. */
   const assetsOf = (html: string, pageUrl: string) =>

@@ -2,15 +2,14 @@
 // time at once: the claim in the store lets one of them run, so a cycle is never written twice.
 // (DESIGN.md: work is claimed in the database; docs/scoring.md: claims.)
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { v7 as uuidv7 } from 'uuid';
 import { ManualClock } from '../src/clock.ts';
 import { Secrets } from '../src/auth/secrets.ts';
 import { bootstrapOrg } from '../src/features/orgs/bootstrap.ts';
 import { CLAIM_LEASE_MS, claimSite, releaseSite, runCycle } from '../src/pipeline/cycle.ts';
 import { openStore, type Store } from '../src/store/db.ts';
-import { createTestStore, TEST_SECRET, type TestStore } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { createTestStore, TEST_SECRET, type TestStore, eachDialect } from './helpers/harness.ts';
 
 const MIN = 60_000;
 const INTERVAL = 15 * MIN;
@@ -41,79 +40,77 @@ async function seed(store: Store, siteId: string) {
   }
 }
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect.skip)(`concurrent pipeline cycles (${dialect.name})`, () => {
-    let primary: TestStore;
-    let second: Store;
-    let siteId: string;
-    const clock = new ManualClock(C + MIN);
+eachDialect('concurrent pipeline cycles', (dialect) => {
+  let primary: TestStore;
+  let second: Store;
+  let siteId: string;
+  const clock = new ManualClock(C + MIN);
 
-    beforeAll(async () => {
-      primary = await createTestStore(dialect.name);
-      second = openStore(primary.url, { poolSize: 5 });
-      const org = await bootstrapOrg(primary.store, new Secrets(TEST_SECRET), {
-        org: 'Concurrency', siteName: 'Concurrency site', siteUrl: 'https://concurrency.example',
-        email: `owner-${randomBytes(3).toString('hex')}@example.com`, password: 'password-concurrency',
-      }, clock.now());
-      siteId = org.site_id;
-      await seed(primary.store, siteId);
-    }, 120_000);
+  beforeAll(async () => {
+    primary = await createTestStore(dialect.name);
+    second = openStore(primary.url, { poolSize: 5 });
+    const org = await bootstrapOrg(primary.store, new Secrets(TEST_SECRET), {
+      org: 'Concurrency', siteName: 'Concurrency site', siteUrl: 'https://concurrency.example',
+      email: `owner-${randomBytes(3).toString('hex')}@example.com`, password: 'password-concurrency',
+    }, clock.now());
+    siteId = org.site_id;
+    await seed(primary.store, siteId);
+  }, 120_000);
 
-    afterAll(async () => {
-      await second?.close();
-      await primary?.drop();
-    });
-
-    it('two claims for one site at once: exactly one wins; a lapsed claim can be taken over', async () => {
-      const results = await Promise.all([
-        claimSite(primary.store.db, siteId, 'runner-a', C, clock.now()),
-        claimSite(second.db, siteId, 'runner-b', C, clock.now()),
-      ]);
-      expect(results.filter(Boolean)).toHaveLength(1);
-      const winner = results[0] ? 'runner-a' : 'runner-b';
-      // While the claim holds, a third runner is refused; once its lease lapses, it is not.
-      expect(await claimSite(second.db, siteId, 'runner-c', C, clock.now() + CLAIM_LEASE_MS - 1)).toBe(false);
-      expect(await claimSite(second.db, siteId, 'runner-c', C, clock.now() + CLAIM_LEASE_MS)).toBe(true);
-      // Only the holder releases a claim.
-      await releaseSite(primary.store.db, siteId, winner);
-      expect(await claimSite(primary.store.db, siteId, 'runner-d', C, clock.now())).toBe(false);
-      await releaseSite(primary.store.db, siteId, 'runner-c');
-      expect(await primary.store.db.selectFrom('pipeline_claims').selectAll().execute()).toEqual([]);
-    });
-
-    it('two runCycle calls on two connections, same site and window: one set of rows per cycle', async () => {
-      const statuses: string[] = [];
-      for (let r = 0; r < ROUNDS; r++) {
-        const t = C + r * INTERVAL;
-        const results = await Promise.all([
-          runCycle(primary.store.db, siteId, t, { intervalMs: INTERVAL, clock, holder: `a-${r}` }),
-          runCycle(second.db, siteId, t, { intervalMs: INTERVAL, clock, holder: `b-${r}` }),
-        ]);
-        for (const result of results) expect(['done', 'busy']).toContain(result.status);
-        expect(results.some((result) => result.status === 'done')).toBe(true);
-        statuses.push(...results.map((result) => result.status));
-
-        const pages = await primary.store.db.selectFrom('score_history').select(['page', 'score', 'active_users'])
-          .where('site_id', '=', siteId).where('cycle_at', '=', t).orderBy('page').execute();
-        // /checkout: 15 active, 5 x 25 = 125, 5 frustrated (x1): 125 / 15 = 8.33 -> 8.3. /pricing: 12 active, 0.
-        expect(pages).toEqual([
-          { page: '/checkout', score: 8.3, active_users: 15 },
-          { page: '/pricing', score: 0, active_users: 12 },
-        ]);
-        const site = await primary.store.db.selectFrom('site_score_history').select(['overall_score', 'active_users'])
-          .where('site_id', '=', siteId).where('cycle_at', '=', t).execute();
-        // Overall (8.3 x 15 + 0 x 12) / 27 = 4.61 -> 4.6.
-        expect(site).toEqual([{ overall_score: 4.6, active_users: 15 }]);
-      }
-      console.info(`${dialect.name}: ${ROUNDS} concurrent rounds, statuses ${statuses.filter((s) => s === 'busy').length} busy / ${statuses.filter((s) => s === 'done').length} done`);
-
-      // Every cycle written exactly once, nothing else, and every claim released.
-      const history = await second.db.selectFrom('score_history').select('cycle_at').where('site_id', '=', siteId).execute();
-      expect(history).toHaveLength(2 * ROUNDS);
-      expect(new Set(history.map((h) => Number(h.cycle_at))).size).toBe(ROUNDS);
-      expect(await second.db.selectFrom('site_score_history').select('id').where('site_id', '=', siteId).execute()).toHaveLength(ROUNDS);
-      expect(await second.db.selectFrom('page_scores').select('page').where('site_id', '=', siteId).execute()).toHaveLength(2);
-      expect(await second.db.selectFrom('pipeline_claims').selectAll().execute()).toEqual([]);
-    });
+  afterAll(async () => {
+    await second?.close();
+    await primary?.drop();
   });
-}
+
+  it('two claims for one site at once: exactly one wins; a lapsed claim can be taken over', async () => {
+    const results = await Promise.all([
+      claimSite(primary.store.db, siteId, 'runner-a', C, clock.now()),
+      claimSite(second.db, siteId, 'runner-b', C, clock.now()),
+    ]);
+    expect(results.filter(Boolean)).toHaveLength(1);
+    const winner = results[0] ? 'runner-a' : 'runner-b';
+    // While the claim holds, a third runner is refused; once its lease lapses, it is not.
+    expect(await claimSite(second.db, siteId, 'runner-c', C, clock.now() + CLAIM_LEASE_MS - 1)).toBe(false);
+    expect(await claimSite(second.db, siteId, 'runner-c', C, clock.now() + CLAIM_LEASE_MS)).toBe(true);
+    // Only the holder releases a claim.
+    await releaseSite(primary.store.db, siteId, winner);
+    expect(await claimSite(primary.store.db, siteId, 'runner-d', C, clock.now())).toBe(false);
+    await releaseSite(primary.store.db, siteId, 'runner-c');
+    expect(await primary.store.db.selectFrom('pipeline_claims').selectAll().execute()).toEqual([]);
+  });
+
+  it('two runCycle calls on two connections, same site and window: one set of rows per cycle', async () => {
+    const statuses: string[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const t = C + r * INTERVAL;
+      const results = await Promise.all([
+        runCycle(primary.store.db, siteId, t, { intervalMs: INTERVAL, clock, holder: `a-${r}` }),
+        runCycle(second.db, siteId, t, { intervalMs: INTERVAL, clock, holder: `b-${r}` }),
+      ]);
+      for (const result of results) expect(['done', 'busy']).toContain(result.status);
+      expect(results.some((result) => result.status === 'done')).toBe(true);
+      statuses.push(...results.map((result) => result.status));
+
+      const pages = await primary.store.db.selectFrom('score_history').select(['page', 'score', 'active_users'])
+        .where('site_id', '=', siteId).where('cycle_at', '=', t).orderBy('page').execute();
+      // /checkout: 15 active, 5 x 25 = 125, 5 frustrated (x1): 125 / 15 = 8.33 -> 8.3. /pricing: 12 active, 0.
+      expect(pages).toEqual([
+        { page: '/checkout', score: 8.3, active_users: 15 },
+        { page: '/pricing', score: 0, active_users: 12 },
+      ]);
+      const site = await primary.store.db.selectFrom('site_score_history').select(['overall_score', 'active_users'])
+        .where('site_id', '=', siteId).where('cycle_at', '=', t).execute();
+      // Overall (8.3 x 15 + 0 x 12) / 27 = 4.61 -> 4.6.
+      expect(site).toEqual([{ overall_score: 4.6, active_users: 15 }]);
+    }
+    console.info(`${dialect.name}: ${ROUNDS} concurrent rounds, statuses ${statuses.filter((s) => s === 'busy').length} busy / ${statuses.filter((s) => s === 'done').length} done`);
+
+    // Every cycle written exactly once, nothing else, and every claim released.
+    const history = await second.db.selectFrom('score_history').select('cycle_at').where('site_id', '=', siteId).execute();
+    expect(history).toHaveLength(2 * ROUNDS);
+    expect(new Set(history.map((h) => Number(h.cycle_at))).size).toBe(ROUNDS);
+    expect(await second.db.selectFrom('site_score_history').select('id').where('site_id', '=', siteId).execute()).toHaveLength(ROUNDS);
+    expect(await second.db.selectFrom('page_scores').select('page').where('site_id', '=', siteId).execute()).toHaveLength(2);
+    expect(await second.db.selectFrom('pipeline_claims').selectAll().execute()).toEqual([]);
+  });
+});

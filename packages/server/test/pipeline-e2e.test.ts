@@ -14,9 +14,8 @@
 // With 15-minute cycles, each burst falls inside one interval and has >= 10 users, so from the
 // cycle at 10:15 on, every cycle's window reaches back exactly to the latest burst (at most
 // 24 hours): day d's scores hold in the 96 cycles from day d 10:15 to day d+1 10:00.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, bearer, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { beforeAll, expect, it } from 'vitest';
+import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
 import { runCycle } from '../src/pipeline/cycle.ts';
 
 const MIN = 60_000;
@@ -84,280 +83,264 @@ const SITE_DAY7 = (552 / 22) * 1.5;
 // days with k = 2: (3.3 x 12 + 1.0 x 12 + 0 x 3) / 27 = 1.911 -> 1.9; k = 4: (6.7 x 12 + 12) / 27 = 3.422 -> 3.4;
 // day 7: (36.8 x 22 + 0.5 x 22 + 0 x 3) / 47 = 17.46 -> 17.5.
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect.skip)(`pipeline end to end (${dialect.name})`, () => {
-    let h: Harness;
-    let siteId: string;
-    let key: string;
-    let deployA: string;
-    let deployB: string;
-    const snapshots: Record<string, { confusion_after: unknown; delta: unknown }> = {};
+eachDialect('pipeline end to end', (dialect) => {
+  const h = useHarness(dialect.name);
+  let siteId: string;
+  let key: string;
+  let deployA: string;
+  let deployB: string;
+  const snapshots: Record<string, { confusion_after: unknown; delta: unknown }> = {};
 
-    const get = async (url: string) => {
-      const res = await h.app.inject({ method: 'GET', url, headers: bearer(key) });
-      expect(res.statusCode, res.body).toBe(200);
-      return res.json().data;
-    };
-    const cycle = async (t: number) => {
-      const result = await runCycle(h.store.db, siteId, t, { intervalMs: INTERVAL, clock: h.clock });
-      expect(result.status).toBe('done');
-    };
-    const deployNow = async (version: string) => {
-      const res = await h.app.inject({ method: 'POST', url: '/v1/manage/deploys', headers: bearer(key), payload: { version } });
-      expect(res.statusCode, res.body).toBe(201);
-      return res.json().data;
-    };
+  const get = async (url: string) => {
+    const res = await h.app.inject({ method: 'GET', url, headers: bearer(key) });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().data;
+  };
+  const cycle = async (t: number) => {
+    const result = await runCycle(h.store.db, siteId, t, { intervalMs: INTERVAL, clock: h.clock });
+    expect(result.status).toBe('done');
+  };
+  const deployNow = async (version: string) => {
+    const res = await h.app.inject({ method: 'POST', url: '/v1/manage/deploys', headers: bearer(key), payload: { version } });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().data;
+  };
 
-    beforeAll(async () => {
-      h = await createHarness(dialect.name);
-      const org = await h.org('E2E');
-      siteId = org.site_id;
-      key = org.keys.secret;
-      h.clock.set(at(7, 10, 31));
-      for (const s of sessions()) {
-        const res = await h.app.inject({
-          method: 'POST', url: '/v1/ingest', headers: bearer(key),
-          payload: { sid: s.sid, vid: s.vid, url: 'https://shop.example/', ts: s.events[s.events.length - 1].ts, import: true, events: s.events },
-        });
-        expect(res.statusCode, res.body).toBe(202);
-        expect(res.json().data).toMatchObject({ accepted: s.events.length, rejected: 0 });
+  beforeAll(async () => {
+    const org = await h.org('E2E');
+    siteId = org.site_id;
+    key = org.keys.secret;
+    h.clock.set(at(7, 10, 31));
+    for (const s of sessions()) {
+      const res = await h.app.inject({
+        method: 'POST', url: '/v1/ingest', headers: bearer(key),
+        payload: { sid: s.sid, vid: s.vid, url: 'https://shop.example/', ts: s.events[s.events.length - 1].ts, import: true, events: s.events },
+      });
+      expect(res.statusCode, res.body).toBe(202);
+      expect(res.json().data).toMatchObject({ accepted: s.events.length, rejected: 0 });
+    }
+
+    // Backfill every 15-minute cycle from the first burst up to day 7 10:00.
+    for (let t = at(0, 10, 15); t <= at(7, 10, 0); t += INTERVAL) await cycle(t);
+    // Deploy A at day 7 10:11, after the P burst and before Q.
+    h.clock.set(at(7, 10, 11));
+    deployA = (await deployNow('2.0.0')).id;
+    await cycle(at(7, 10, 15)); // 4 minutes after A: too early for confusion_after
+    h.clock.set(at(7, 10, 15, 1));
+    snapshots.at1015 = (await get(`/v1/query/deploys/${deployA}`));
+    h.clock.set(at(7, 10, 20));
+    deployB = (await deployNow('2.0.1')).id;
+    await cycle(at(7, 10, 30)); // 19 minutes after A; 10 minutes after B, with no traffic since B
+    h.clock.set(at(7, 10, 31));
+  }, 600_000);
+
+  it('imported events keep their past timestamps', async () => {
+    const raw = await get('/v1/query/raw?table=signals&sort=occurred_at&order=asc&limit=1');
+    expect(raw.total).toBe(K.reduce((a, b) => a + b, 0) + 8 + 20); // rage clicks + dead clicks + Q's
+    expect(raw.rows[0].occurred_at).toBe(iso(at(0, 10, 1, 5)));
+  });
+
+  it('the site summary: scores, order, stale and unscored pages, totals, trend and duck state', async () => {
+    const data = await get('/v1/query/scores');
+    expect(data.as_of).toBe(iso(at(7, 10, 30)));
+    expect(data.site.site_id).toBe(siteId);
+    expect(data.site.pages.map((p: { page: string }) => p.page)).toEqual(['/checkout', '/pricing', '/help']); // never /about
+    const [checkout, pricing, help] = data.site.pages;
+    expect(checkout).toMatchObject({
+      score: 36.8, trend: 'up', duck_state: 'watching', dominant_signal: 'rage_click', active_users: 22, affected_users: 12,
+      frustrated_users: 12, signal_count: 22, stale: false, window_start: iso(at(7, 10, 0)), window_end: iso(at(7, 10, 30)),
+      breakdown: [{ signal: 'rage_click', count: 22, weight: 25, weighted_score: 540, percentage: 100 }],
+    });
+    expect(checkout.raw_score).toBeCloseTo(CHECKOUT_DAY7, 4);
+    expect(pricing).toMatchObject({ score: 0.5, active_users: 22, affected_users: 1, dominant_signal: 'dead_click', stale: false });
+    expect(pricing.raw_score).toBeCloseTo(12 / 22, 4);
+    // /help: 3 users on day 0 only, so stale since day 1 10:15 with its last score kept.
+    expect(help).toMatchObject({ score: 0, active_users: 3, stale: true, computed_at: iso(at(1, 10, 0)) });
+    expect(data.site.overall_score).toBe(17.5);
+    expect(data.site.total_active_users).toBe(22);
+    expect(data.site.total_affected_users).toBe(12);
+    expect(data.site.overall_trend).toBe('up');
+    expect(data.duck_state).toBe('calm');
+  });
+
+  it('page history: every cycle since the first burst, newest first, day by day scores', async () => {
+    const data = await get('/v1/query/trends?page=/checkout&days=8');
+    const rows = data.history as { cycle_at: string; score: number; raw_score: number; deviation: number | null; trend: string; active_users: number }[];
+    // Cycles day 0 10:15 .. day 7 10:30: 7 x 96 + 2.
+    expect(rows).toHaveLength(7 * 96 + 2);
+    const times = rows.map((r) => Date.parse(r.cycle_at));
+    for (let i = 1; i < times.length; i++) expect(times[i - 1] - times[i]).toBe(INTERVAL);
+    expect(times[0]).toBe(at(7, 10, 30));
+    expect(times[times.length - 1]).toBe(at(0, 10, 15));
+    const rowAt = (t: number) => rows.find((r) => r.cycle_at === iso(t))!;
+    for (let d = 0; d < 7; d++) {
+      const expected = K[d] === 2 ? { score: 3.3, raw: CHECKOUT_LOW } : { score: 6.7, raw: CHECKOUT_HIGH };
+      for (const t of [at(d, 10, 15), at(d, 23, 45), at(d + 1, 10, 0)]) {
+        expect(rowAt(t).score).toBe(expected.score);
+        expect(rowAt(t).raw_score).toBeCloseTo(expected.raw, 4);
+        expect(rowAt(t).active_users).toBe(12);
       }
+    }
+    expect(rowAt(at(7, 10, 15)).score).toBe(36.8);
+    expect(rowAt(at(7, 10, 30)).score).toBe(36.8);
+  });
 
-      // Backfill every 15-minute cycle from the first burst up to day 7 10:00.
-      for (let t = at(0, 10, 15); t <= at(7, 10, 0); t += INTERVAL) await cycle(t);
-      // Deploy A at day 7 10:11, after the P burst and before Q.
-      h.clock.set(at(7, 10, 11));
-      deployA = (await deployNow('2.0.0')).id;
-      await cycle(at(7, 10, 15)); // 4 minutes after A: too early for confusion_after
-      h.clock.set(at(7, 10, 15, 1));
-      snapshots.at1015 = (await get(`/v1/query/deploys/${deployA}`));
-      h.clock.set(at(7, 10, 20));
-      deployB = (await deployNow('2.0.1')).id;
-      await cycle(at(7, 10, 30)); // 19 minutes after A; 10 minutes after B, with no traffic since B
-      h.clock.set(at(7, 10, 31));
-    }, 600_000);
+  it('the baseline matures after 7 days of history: deviation and trend by hand', async () => {
+    const rows = (await get('/v1/query/trends?page=/checkout&days=8')).history as { cycle_at: string; deviation: number | null; trend: string }[];
+    const rowAt = (t: number) => rows.find((r) => r.cycle_at === iso(t))!;
+    // At day 7 10:00 the history (first row day 0 10:15) spans 6 d 23 h 45 min: no baseline yet.
+    expect(rowAt(at(7, 10, 0))).toMatchObject({ deviation: null, trend: 'stable' });
+    expect(rowAt(at(3, 12, 0))).toMatchObject({ deviation: null, trend: 'stable' });
+    // At 10:15 it spans 7 days; [day 0 10:15, day 7 10:15) holds 96 rows of each of days 0-6:
+    // 4 days at 3.3333 and 3 at 6.6667.
+    const base1015 = stats([[CHECKOUT_LOW, 4 * 96], [CHECKOUT_HIGH, 3 * 96]]);
+    expect(base1015.mean).toBeCloseTo(4.7619, 4);
+    expect(base1015.sd).toBeCloseTo(1.6508, 3);
+    const dev1015 = rowAt(at(7, 10, 15)).deviation!;
+    expect(dev1015).toBeCloseTo((CHECKOUT_DAY7 - base1015.mean) / base1015.sd, 3); // about 19.418
+    expect(rowAt(at(7, 10, 15)).trend).toBe('up');
+    // At 10:30 the trailing 7 days drop day 0 10:15 and take in day 7 10:15.
+    const base1030 = stats([[CHECKOUT_LOW, 4 * 96 - 1], [CHECKOUT_HIGH, 3 * 96], [CHECKOUT_DAY7, 1]]);
+    expect(rowAt(at(7, 10, 30)).deviation!).toBeCloseTo((CHECKOUT_DAY7 - base1030.mean) / base1030.sd, 3); // about 15.523
+    expect(rowAt(at(7, 10, 30)).trend).toBe('up');
+  });
 
-    afterAll(async () => {
-      await h?.close();
+  it('the site series: overall scores, site raw scores and the site baseline', async () => {
+    const rows = (await get('/v1/query/trends?days=8')).history as { cycle_at: string; score: number; raw_score: number; deviation: number | null; trend: string; active_users: number; affected_users: number }[];
+    expect(rows).toHaveLength(7 * 96 + 2);
+    expect(rows[0].cycle_at).toBe(iso(at(7, 10, 30)));
+    const rowAt = (t: number) => rows.find((r) => r.cycle_at === iso(t))!;
+    expect(rowAt(at(0, 10, 15))).toMatchObject({ score: 1.9, active_users: 12, affected_users: 2, deviation: null, trend: 'stable' });
+    expect(rowAt(at(1, 10, 15))).toMatchObject({ score: 3.4, active_users: 12, affected_users: 4 });
+    expect(rowAt(at(1, 10, 15)).raw_score).toBeCloseTo(SITE_HIGH, 4);
+    expect(rowAt(at(6, 20, 0))).toMatchObject({ score: 1.9 });
+    expect(rowAt(at(6, 20, 0)).raw_score).toBeCloseTo(SITE_LOW, 4);
+    expect(rowAt(at(7, 10, 0))).toMatchObject({ score: 1.9, deviation: null, trend: 'stable' });
+    const now = rowAt(at(7, 10, 15));
+    expect(now).toMatchObject({ score: 17.5, active_users: 22, affected_users: 12, trend: 'up' });
+    expect(now.raw_score).toBeCloseTo(SITE_DAY7, 4);
+    const base = stats([[SITE_LOW, 4 * 96], [SITE_HIGH, 3 * 96]]);
+    expect(now.deviation!).toBeCloseTo((SITE_DAY7 - base.mean) / base.sd, 3);
+  });
+
+  it('deploy A: confusion before, null until 5 minutes after, then after and delta', async () => {
+    // Recorded at 10:11: the latest cycle (10:00) still shows day 6: overall 1.9.
+    expect(snapshots.at1015).toMatchObject({ confusion_after: null, delta: null, pages_after: null, after_computed_at: null });
+    const deploy = await get(`/v1/query/deploys/${deployA}`);
+    expect(deploy).toMatchObject({
+      version: '2.0.0', environment: 'production', deployed_at: iso(at(7, 10, 11)), confusion_before: 1.9,
+      pages_before: [
+        { page: '/checkout', score: 3.3, active_users: 12 },
+        { page: '/pricing', score: 1, active_users: 12 },
+        { page: '/help', score: 0, active_users: 3 },
+      ],
     });
-
-    it('imported events keep their past timestamps', async () => {
-      const raw = await get('/v1/query/raw?table=signals&sort=occurred_at&order=asc&limit=1');
-      expect(raw.total).toBe(K.reduce((a, b) => a + b, 0) + 8 + 20); // rage clicks + dead clicks + Q's
-      expect(raw.rows[0].occurred_at).toBe(iso(at(0, 10, 1, 5)));
-    });
-
-    it('the site summary: scores, order, stale and unscored pages, totals, trend and duck state', async () => {
-      const data = await get('/v1/query/scores');
-      expect(data.as_of).toBe(iso(at(7, 10, 30)));
-      expect(data.site.site_id).toBe(siteId);
-      expect(data.site.pages.map((p: { page: string }) => p.page)).toEqual(['/checkout', '/pricing', '/help']); // never /about
-      const [checkout, pricing, help] = data.site.pages;
-      expect(checkout).toMatchObject({
-        score: 36.8, trend: 'up', duck_state: 'watching', dominant_signal: 'rage_click', active_users: 22, affected_users: 12,
-        frustrated_users: 12, signal_count: 22, stale: false, window_start: iso(at(7, 10, 0)), window_end: iso(at(7, 10, 30)),
-        breakdown: [{ signal: 'rage_click', count: 22, weight: 25, weighted_score: 540, percentage: 100 }],
-      });
-      expect(checkout.raw_score).toBeCloseTo(CHECKOUT_DAY7, 4);
-      expect(pricing).toMatchObject({ score: 0.5, active_users: 22, affected_users: 1, dominant_signal: 'dead_click', stale: false });
-      expect(pricing.raw_score).toBeCloseTo(12 / 22, 4);
-      // /help: 3 users on day 0 only, so stale since day 1 10:15 with its last score kept.
-      expect(help).toMatchObject({ score: 0, active_users: 3, stale: true, computed_at: iso(at(1, 10, 0)) });
-      expect(data.site.overall_score).toBe(17.5);
-      expect(data.site.total_active_users).toBe(22);
-      expect(data.site.total_affected_users).toBe(12);
-      expect(data.site.overall_trend).toBe('up');
-      expect(data.duck_state).toBe('calm');
-    });
-
-    it('page history: every cycle since the first burst, newest first, day by day scores', async () => {
-      const data = await get('/v1/query/trends?page=/checkout&days=8');
-      const rows = data.history as { cycle_at: string; score: number; raw_score: number; deviation: number | null; trend: string; active_users: number }[];
-      // Cycles day 0 10:15 .. day 7 10:30: 7 x 96 + 2.
-      expect(rows).toHaveLength(7 * 96 + 2);
-      const times = rows.map((r) => Date.parse(r.cycle_at));
-      for (let i = 1; i < times.length; i++) expect(times[i - 1] - times[i]).toBe(INTERVAL);
-      expect(times[0]).toBe(at(7, 10, 30));
-      expect(times[times.length - 1]).toBe(at(0, 10, 15));
-      const rowAt = (t: number) => rows.find((r) => r.cycle_at === iso(t))!;
-      for (let d = 0; d < 7; d++) {
-        const expected = K[d] === 2 ? { score: 3.3, raw: CHECKOUT_LOW } : { score: 6.7, raw: CHECKOUT_HIGH };
-        for (const t of [at(d, 10, 15), at(d, 23, 45), at(d + 1, 10, 0)]) {
-          expect(rowAt(t).score).toBe(expected.score);
-          expect(rowAt(t).raw_score).toBeCloseTo(expected.raw, 4);
-          expect(rowAt(t).active_users).toBe(12);
-        }
-      }
-      expect(rowAt(at(7, 10, 15)).score).toBe(36.8);
-      expect(rowAt(at(7, 10, 30)).score).toBe(36.8);
-    });
-
-    it('the baseline matures after 7 days of history: deviation and trend by hand', async () => {
-      const rows = (await get('/v1/query/trends?page=/checkout&days=8')).history as { cycle_at: string; deviation: number | null; trend: string }[];
-      const rowAt = (t: number) => rows.find((r) => r.cycle_at === iso(t))!;
-      // At day 7 10:00 the history (first row day 0 10:15) spans 6 d 23 h 45 min: no baseline yet.
-      expect(rowAt(at(7, 10, 0))).toMatchObject({ deviation: null, trend: 'stable' });
-      expect(rowAt(at(3, 12, 0))).toMatchObject({ deviation: null, trend: 'stable' });
-      // At 10:15 it spans 7 days; [day 0 10:15, day 7 10:15) holds 96 rows of each of days 0-6:
-      // 4 days at 3.3333 and 3 at 6.6667.
-      const base1015 = stats([[CHECKOUT_LOW, 4 * 96], [CHECKOUT_HIGH, 3 * 96]]);
-      expect(base1015.mean).toBeCloseTo(4.7619, 4);
-      expect(base1015.sd).toBeCloseTo(1.6508, 3);
-      const dev1015 = rowAt(at(7, 10, 15)).deviation!;
-      expect(dev1015).toBeCloseTo((CHECKOUT_DAY7 - base1015.mean) / base1015.sd, 3); // about 19.418
-      expect(rowAt(at(7, 10, 15)).trend).toBe('up');
-      // At 10:30 the trailing 7 days drop day 0 10:15 and take in day 7 10:15.
-      const base1030 = stats([[CHECKOUT_LOW, 4 * 96 - 1], [CHECKOUT_HIGH, 3 * 96], [CHECKOUT_DAY7, 1]]);
-      expect(rowAt(at(7, 10, 30)).deviation!).toBeCloseTo((CHECKOUT_DAY7 - base1030.mean) / base1030.sd, 3); // about 15.523
-      expect(rowAt(at(7, 10, 30)).trend).toBe('up');
-    });
-
-    it('the site series: overall scores, site raw scores and the site baseline', async () => {
-      const rows = (await get('/v1/query/trends?days=8')).history as { cycle_at: string; score: number; raw_score: number; deviation: number | null; trend: string; active_users: number; affected_users: number }[];
-      expect(rows).toHaveLength(7 * 96 + 2);
-      expect(rows[0].cycle_at).toBe(iso(at(7, 10, 30)));
-      const rowAt = (t: number) => rows.find((r) => r.cycle_at === iso(t))!;
-      expect(rowAt(at(0, 10, 15))).toMatchObject({ score: 1.9, active_users: 12, affected_users: 2, deviation: null, trend: 'stable' });
-      expect(rowAt(at(1, 10, 15))).toMatchObject({ score: 3.4, active_users: 12, affected_users: 4 });
-      expect(rowAt(at(1, 10, 15)).raw_score).toBeCloseTo(SITE_HIGH, 4);
-      expect(rowAt(at(6, 20, 0))).toMatchObject({ score: 1.9 });
-      expect(rowAt(at(6, 20, 0)).raw_score).toBeCloseTo(SITE_LOW, 4);
-      expect(rowAt(at(7, 10, 0))).toMatchObject({ score: 1.9, deviation: null, trend: 'stable' });
-      const now = rowAt(at(7, 10, 15));
-      expect(now).toMatchObject({ score: 17.5, active_users: 22, affected_users: 12, trend: 'up' });
-      expect(now.raw_score).toBeCloseTo(SITE_DAY7, 4);
-      const base = stats([[SITE_LOW, 4 * 96], [SITE_HIGH, 3 * 96]]);
-      expect(now.deviation!).toBeCloseTo((SITE_DAY7 - base.mean) / base.sd, 3);
-    });
-
-    it('deploy A: confusion before, null until 5 minutes after, then after and delta', async () => {
-      // Recorded at 10:11: the latest cycle (10:00) still shows day 6: overall 1.9.
-      expect(snapshots.at1015).toMatchObject({ confusion_after: null, delta: null, pages_after: null, after_computed_at: null });
-      const deploy = await get(`/v1/query/deploys/${deployA}`);
-      expect(deploy).toMatchObject({
-        version: '2.0.0', environment: 'production', deployed_at: iso(at(7, 10, 11)), confusion_before: 1.9,
-        pages_before: [
-          { page: '/checkout', score: 3.3, active_users: 12 },
-          { page: '/pricing', score: 1, active_users: 12 },
-          { page: '/help', score: 0, active_users: 3 },
-        ],
-      });
-      // The 10:30 cycle scores [10:11, 10:30): only group Q. /checkout: 10 users, 20 rage clicks at cf 1 =
-      // 500, 10 frustrated (x1.5): 500 / 10 x 1.5 = 75. /pricing: 10 users, nothing: 0.
-      // Overall (75 x 10 + 0 x 10) / 20 = 37.5; delta 37.5 - 1.9 = 35.6 (worse).
-      expect(deploy).toMatchObject({
-        confusion_after: 37.5, delta: 35.6, after_computed_at: iso(at(7, 10, 30)),
-        pages_after: [{ page: '/checkout', score: 75, active_users: 10 }, { page: '/pricing', score: 0, active_users: 10 }],
-      });
-    });
-
-    it('deploy B: before is the 10:15 state; after stays null with no post-deploy traffic', async () => {
-      const list = await get('/v1/query/deploys');
-      expect(list.total).toBe(2);
-      expect(list.deploys.map((d: { id: string }) => d.id)).toEqual([deployB, deployA]); // newest first
-      const b = list.deploys[0];
-      expect(b).toMatchObject({ version: '2.0.1', confusion_before: 17.5, confusion_after: null, delta: null, pages_after: null });
-      expect(b.pages_before.map((p: { page: string; score: number }) => [p.page, p.score])).toEqual([['/checkout', 36.8], ['/pricing', 0.5], ['/help', 0]]);
-      expect(list.deploys[1]).toMatchObject({ confusion_before: 1.9, confusion_after: 37.5, delta: 35.6 });
-    });
-
-    it('page detail, elements, compare and annotations read the same scores', async () => {
-      const note = await h.app.inject({ method: 'POST', url: '/v1/manage/annotations', headers: bearer(key), payload: { message: 'Pay button moved', page: '/checkout' } });
-      expect(note.statusCode, note.body).toBe(201);
-      const detail = await get('/v1/query/page?page=/checkout');
-      expect(detail.score).toMatchObject({ page: '/checkout', score: 36.8, trend: 'up' });
-      // History of the last 7 days (since day 0 10:31): the 674 rows less day 0 10:15 and 10:30.
-      expect(detail.history).toHaveLength(7 * 96);
-      expect(detail.history[0].cycle_at).toBe(iso(at(7, 10, 30)));
-      expect(detail.history[detail.history.length - 1].cycle_at).toBe(iso(at(0, 10, 45)));
-      expect(detail.recent_deploys.map((d: { id: string }) => d.id)).toEqual([deployB, deployA]);
-      expect(detail.annotations.map((a: { message: string }) => a.message)).toEqual(['Pay button moved']);
-      // Elements over 7 days: day 0's burst (10:01) is out. button.pay: rage clicks of days 1-7 (4+2+4+2+4+2+2 = 20)
-      // plus Q's 20, from 18 + 2 + 10 = 30 visitors.
-      const elements = (await get('/v1/query/elements?page=/checkout')).elements;
-      expect(elements).toHaveLength(1);
-      expect(elements[0]).toMatchObject({ element_selector: 'button.pay', label: 'Pay now', signal_count: 40, signals: { rage_click: 40 }, dominant_signal: 'rage_click', affected_users: 30 });
-      const compare = await get('/v1/query/compare?a=/checkout&b=/pricing');
-      expect(compare.a).toMatchObject({ page: '/checkout', score: 36.8, trend: 'up', active_users: 22, affected_users: 12 });
-      expect(compare.b).toMatchObject({ page: '/pricing', score: 0.5, active_users: 22, affected_users: 1 });
-      expect(compare.difference).toMatchObject({ score: 36.3, active_users: 0, affected_users: 11 });
-      const trends = await get('/v1/query/trends?page=/checkout&days=1');
-      expect(trends.annotations.map((a: { message: string }) => a.message)).toEqual(['Pay button moved']);
-    });
-
-    it('a cycle run again replaces its rows and gives the same answer', async () => {
-      await cycle(at(7, 10, 30));
-      const rows = (await get('/v1/query/trends?page=/checkout&days=1')).history as { cycle_at: string; score: number }[];
-      expect(rows.filter((r) => r.cycle_at === iso(at(7, 10, 30)))).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ cycle_at: iso(at(7, 10, 30)), score: 36.8 });
-      expect((await get('/v1/query/scores')).site.overall_score).toBe(17.5);
+    // The 10:30 cycle scores [10:11, 10:30): only group Q. /checkout: 10 users, 20 rage clicks at cf 1 =
+    // 500, 10 frustrated (x1.5): 500 / 10 x 1.5 = 75. /pricing: 10 users, nothing: 0.
+    // Overall (75 x 10 + 0 x 10) / 20 = 37.5; delta 37.5 - 1.9 = 35.6 (worse).
+    expect(deploy).toMatchObject({
+      confusion_after: 37.5, delta: 35.6, after_computed_at: iso(at(7, 10, 30)),
+      pages_after: [{ page: '/checkout', score: 75, active_users: 10 }, { page: '/pricing', score: 0, active_users: 10 }],
     });
   });
-}
+
+  it('deploy B: before is the 10:15 state; after stays null with no post-deploy traffic', async () => {
+    const list = await get('/v1/query/deploys');
+    expect(list.total).toBe(2);
+    expect(list.deploys.map((d: { id: string }) => d.id)).toEqual([deployB, deployA]); // newest first
+    const b = list.deploys[0];
+    expect(b).toMatchObject({ version: '2.0.1', confusion_before: 17.5, confusion_after: null, delta: null, pages_after: null });
+    expect(b.pages_before.map((p: { page: string; score: number }) => [p.page, p.score])).toEqual([['/checkout', 36.8], ['/pricing', 0.5], ['/help', 0]]);
+    expect(list.deploys[1]).toMatchObject({ confusion_before: 1.9, confusion_after: 37.5, delta: 35.6 });
+  });
+
+  it('page detail, elements, compare and annotations read the same scores', async () => {
+    const note = await h.app.inject({ method: 'POST', url: '/v1/manage/annotations', headers: bearer(key), payload: { message: 'Pay button moved', page: '/checkout' } });
+    expect(note.statusCode, note.body).toBe(201);
+    const detail = await get('/v1/query/page?page=/checkout');
+    expect(detail.score).toMatchObject({ page: '/checkout', score: 36.8, trend: 'up' });
+    // History of the last 7 days (since day 0 10:31): the 674 rows less day 0 10:15 and 10:30.
+    expect(detail.history).toHaveLength(7 * 96);
+    expect(detail.history[0].cycle_at).toBe(iso(at(7, 10, 30)));
+    expect(detail.history[detail.history.length - 1].cycle_at).toBe(iso(at(0, 10, 45)));
+    expect(detail.recent_deploys.map((d: { id: string }) => d.id)).toEqual([deployB, deployA]);
+    expect(detail.annotations.map((a: { message: string }) => a.message)).toEqual(['Pay button moved']);
+    // Elements over 7 days: day 0's burst (10:01) is out. button.pay: rage clicks of days 1-7 (4+2+4+2+4+2+2 = 20)
+    // plus Q's 20, from 18 + 2 + 10 = 30 visitors.
+    const elements = (await get('/v1/query/elements?page=/checkout')).elements;
+    expect(elements).toHaveLength(1);
+    expect(elements[0]).toMatchObject({ element_selector: 'button.pay', label: 'Pay now', signal_count: 40, signals: { rage_click: 40 }, dominant_signal: 'rage_click', affected_users: 30 });
+    const compare = await get('/v1/query/compare?a=/checkout&b=/pricing');
+    expect(compare.a).toMatchObject({ page: '/checkout', score: 36.8, trend: 'up', active_users: 22, affected_users: 12 });
+    expect(compare.b).toMatchObject({ page: '/pricing', score: 0.5, active_users: 22, affected_users: 1 });
+    expect(compare.difference).toMatchObject({ score: 36.3, active_users: 0, affected_users: 11 });
+    const trends = await get('/v1/query/trends?page=/checkout&days=1');
+    expect(trends.annotations.map((a: { message: string }) => a.message)).toEqual(['Pay button moved']);
+  });
+
+  it('a cycle run again replaces its rows and gives the same answer', async () => {
+    await cycle(at(7, 10, 30));
+    const rows = (await get('/v1/query/trends?page=/checkout&days=1')).history as { cycle_at: string; score: number }[];
+    expect(rows.filter((r) => r.cycle_at === iso(at(7, 10, 30)))).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ cycle_at: iso(at(7, 10, 30)), score: 36.8 });
+    expect((await get('/v1/query/scores')).site.overall_score).toBe(17.5);
+  });
+});
 
 // A smaller site for the rule that links deploys to ignored issues: from the cycle after an
 // issue is ignored its signals leave the page scores (DOMAIN.md 4), and so the after-score of a
 // deploy, which must stay comparable with confusion_before.
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect.skip)(`deploys and ignored issues (${dialect.name})`, () => {
-    const T = Date.UTC(2026, 10, 2, 12, 0);
-    let h: Harness;
-    let key: string;
+eachDialect('deploys and ignored issues', (dialect) => {
+  const T = Date.UTC(2026, 10, 2, 12, 0);
+  const h = useHarness(dialect.name);
+  let key: string;
 
-    const send = async (sid: string, events: Ev[]) => {
-      const res = await h.app.inject({
-        method: 'POST', url: '/v1/ingest', headers: bearer(key),
-        payload: { sid, vid: sid, url: 'https://shop.example/', ts: events[events.length - 1].ts, import: true, events },
-      });
-      expect(res.statusCode, res.body).toBe(202);
-    };
-    const cycle = async (t: number, siteId: string) =>
-      expect((await runCycle(h.store.db, siteId, t, { intervalMs: INTERVAL, clock: h.clock })).status).toBe('done');
-
-    beforeAll(async () => {
-      h = await createHarness(dialect.name);
-    }, 120_000);
-    afterAll(async () => {
-      await h?.close();
+  const send = async (sid: string, events: Ev[]) => {
+    const res = await h.app.inject({
+      method: 'POST', url: '/v1/ingest', headers: bearer(key),
+      payload: { sid, vid: sid, url: 'https://shop.example/', ts: events[events.length - 1].ts, import: true, events },
     });
+    expect(res.statusCode, res.body).toBe(202);
+  };
+  const cycle = async (t: number, siteId: string) =>
+    expect((await runCycle(h.store.db, siteId, t, { intervalMs: INTERVAL, clock: h.clock })).status).toBe('done');
 
-    it('confusion_after leaves out the signals of an issue ignored before the cycle', async () => {
-      const org = await h.org('Ignore');
-      key = org.keys.secret;
-      h.clock.set(T + 20 * MIN);
-      // Two groups of 10 visitors on /checkout: before the deploy (11:46-11:55) and after it (12:03-12:12).
-      // In each, visitors 0-2 rage-click button.pay (25 each) and visitors 3-5 dead-click a.help (12 each).
-      for (const [group, start] of [[5, T - 14 * MIN], [6, T + 3 * MIN]] as const) {
-        for (let i = 0; i < 10; i++) {
-          const t = start + i * MIN;
-          const events: Ev[] = [{ type: 'pageview', ts: t, page: '/checkout' }];
-          if (i < 3) events.push({ type: 'signal', ts: t + 5_000, page: '/checkout', signal_type: 'rage_click', element: 'button.pay', confidence: 1 });
-          else if (i < 6) events.push({ type: 'signal', ts: t + 5_000, page: '/checkout', signal_type: 'dead_click', element: 'a.help', confidence: 1 });
-          await send(hex(group, 0, i), events);
-        }
+  it('confusion_after leaves out the signals of an issue ignored before the cycle', async () => {
+    const org = await h.org('Ignore');
+    key = org.keys.secret;
+    h.clock.set(T + 20 * MIN);
+    // Two groups of 10 visitors on /checkout: before the deploy (11:46-11:55) and after it (12:03-12:12).
+    // In each, visitors 0-2 rage-click button.pay (25 each) and visitors 3-5 dead-click a.help (12 each).
+    for (const [group, start] of [[5, T - 14 * MIN], [6, T + 3 * MIN]] as const) {
+      for (let i = 0; i < 10; i++) {
+        const t = start + i * MIN;
+        const events: Ev[] = [{ type: 'pageview', ts: t, page: '/checkout' }];
+        if (i < 3) events.push({ type: 'signal', ts: t + 5_000, page: '/checkout', signal_type: 'rage_click', element: 'button.pay', confidence: 1 });
+        else if (i < 6) events.push({ type: 'signal', ts: t + 5_000, page: '/checkout', signal_type: 'dead_click', element: 'a.help', confidence: 1 });
+        await send(hex(group, 0, i), events);
       }
-      // 12:00: 10 active, 3 x 25 + 3 x 12 = 111, 6 frustrated (x1): 11.1.
-      await cycle(T, org.site_id);
-      h.clock.set(T + MIN);
-      const issues = (await h.app.inject({ method: 'GET', url: '/v1/query/issues', headers: bearer(key) })).json().data.issues as { id: string; type: string }[];
-      const rage = issues.find((i) => i.type === 'rage_click');
-      expect(rage).toBeDefined();
-      const patch = await h.app.inject({ method: 'PATCH', url: `/v1/manage/issues/${rage!.id}`, headers: bearer(key), payload: { status: 'ignored' } });
-      expect(patch.statusCode, patch.body).toBe(200);
+    }
+    // 12:00: 10 active, 3 x 25 + 3 x 12 = 111, 6 frustrated (x1): 11.1.
+    await cycle(T, org.site_id);
+    h.clock.set(T + MIN);
+    const issues = (await h.app.inject({ method: 'GET', url: '/v1/query/issues', headers: bearer(key) })).json().data.issues as { id: string; type: string }[];
+    const rage = issues.find((i) => i.type === 'rage_click');
+    expect(rage).toBeDefined();
+    const patch = await h.app.inject({ method: 'PATCH', url: `/v1/manage/issues/${rage!.id}`, headers: bearer(key), payload: { status: 'ignored' } });
+    expect(patch.statusCode, patch.body).toBe(200);
 
-      h.clock.set(T + 2 * MIN);
-      const created = await h.app.inject({ method: 'POST', url: '/v1/manage/deploys', headers: bearer(key), payload: { version: '3.1.0' } });
-      expect(created.statusCode, created.body).toBe(201);
-      expect(created.json().data.confusion_before).toBe(11.1);
+    h.clock.set(T + 2 * MIN);
+    const created = await h.app.inject({ method: 'POST', url: '/v1/manage/deploys', headers: bearer(key), payload: { version: '3.1.0' } });
+    expect(created.statusCode, created.body).toBe(201);
+    expect(created.json().data.confusion_before).toBe(11.1);
 
-      // 12:15: [12:02, 12:15) holds the second group; the rage clicks are ignored since 12:01, so
-      // 3 x 12 = 36 over 10 users, 3 frustrated: 3.6; delta 3.6 - 11.1 = -7.5. The page score agrees.
-      await cycle(T + 15 * MIN, org.site_id);
-      h.clock.set(T + 16 * MIN);
-      const deploy = (await h.app.inject({ method: 'GET', url: `/v1/query/deploys/${created.json().data.id}`, headers: bearer(key) })).json().data;
-      expect(deploy).toMatchObject({ confusion_before: 11.1, confusion_after: 3.6, delta: -7.5, pages_after: [{ page: '/checkout', score: 3.6, active_users: 10 }] });
-      const scores = (await h.app.inject({ method: 'GET', url: '/v1/query/scores', headers: bearer(key) })).json().data;
-      expect(scores.site.pages[0]).toMatchObject({ page: '/checkout', score: 3.6, dominant_signal: 'dead_click', affected_users: 3 });
-    });
+    // 12:15: [12:02, 12:15) holds the second group; the rage clicks are ignored since 12:01, so
+    // 3 x 12 = 36 over 10 users, 3 frustrated: 3.6; delta 3.6 - 11.1 = -7.5. The page score agrees.
+    await cycle(T + 15 * MIN, org.site_id);
+    h.clock.set(T + 16 * MIN);
+    const deploy = (await h.app.inject({ method: 'GET', url: `/v1/query/deploys/${created.json().data.id}`, headers: bearer(key) })).json().data;
+    expect(deploy).toMatchObject({ confusion_before: 11.1, confusion_after: 3.6, delta: -7.5, pages_after: [{ page: '/checkout', score: 3.6, active_users: 10 }] });
+    const scores = (await h.app.inject({ method: 'GET', url: '/v1/query/scores', headers: bearer(key) })).json().data;
+    expect(scores.site.pages[0]).toMatchObject({ page: '/checkout', score: 3.6, dominant_signal: 'dead_click', affected_users: 3 });
   });
-}
+});

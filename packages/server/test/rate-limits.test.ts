@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig } from '../src/config.ts';
 import { MINUTE_MS as MINUTE } from '../src/domain/time.ts';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../src/http/rate-limit.ts';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS, redisAvailable, TEST_REDIS_URL } from './helpers/services.ts';
+import { bearer, createHarness, eachDialect, useHarness } from './helpers/harness.ts';
+import { redisAvailable, TEST_REDIS_URL } from './helpers/services.ts';
 
 type LimiterKind = 'memory' | 'redis';
 
@@ -18,30 +18,24 @@ const LIMITERS: { limiter: LimiterKind; skip: boolean }[] = [
   { limiter: 'redis', skip: !redisAvailable },
 ];
 
-const MATRIX = DIALECTS.flatMap((d) => LIMITERS.map((l) => ({ name: d.name, limiter: l.limiter, skip: d.skip || l.skip })));
-
 /** A UTC time on a fixed day: the clock is always set explicitly, never read from the wall. */
 const at = (hh: number, mm: number, ss = 0, ms = 0) => Date.UTC(2026, 10, 2, hh, mm, ss, ms);
 
-describe.each(MATRIX)('rate limits on $name with the $limiter limiter', ({ name, limiter: kind, skip }) => {
-  let h: Harness;
+for (const { limiter: kind, skip: noLimiter } of LIMITERS) eachDialect(`rate limits with the ${kind} limiter`, ({ name, skip }) => {
   let limiter: RateLimiter;
   let redis: Redis | null = null; // a separate client, only to read counters
   const prefix = `mallard:test:${randomBytes(8).toString('hex')}:`;
 
   beforeAll(async () => {
-    if (skip) return;
     if (kind === 'redis') {
       limiter = new RedisRateLimiter(new Redis(TEST_REDIS_URL), prefix);
       redis = new Redis(TEST_REDIS_URL);
     } else {
       limiter = new MemoryRateLimiter();
     }
-    h = await createHarness(name, { limiter });
   });
 
   afterAll(async () => {
-    await h?.close();
     if (redis) {
       // Only this suite's keys (they would expire by themselves a minute later anyway).
       const keys = await redis.keys(`${prefix}*`);
@@ -50,6 +44,8 @@ describe.each(MATRIX)('rate limits on $name with the $limiter limiter', ({ name,
     }
     await limiter?.close();
   });
+  // After the hooks above: built with their limiter, closed before it.
+  const h = useHarness(name, () => ({ limiter }));
 
   const whoami = (token: string, extra: Record<string, string> = {}) =>
     h.app.inject({ method: 'GET', url: '/v1/query/whoami', headers: { ...bearer(token), ...extra } });
@@ -345,7 +341,7 @@ describe.each(MATRIX)('rate limits on $name with the $limiter limiter', ({ name,
     h.clock.set(at(12, 11, 0));
     expect((await send(org.keys.secret)).statusCode).toBe(200);
   });
-});
+}, { skip: noLimiter });
 
 describe('rate limit configuration from the environment', () => {
   const base = { MALLARD_SECRET: 'rate-limit-test-secret-0123456789abcdef', DATABASE_URL: 'sqlite::memory:' };

@@ -6,10 +6,9 @@ import { get } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
-import { expectInvalid, HIGH_LIMITS, hex32, MIN, query, queryOk, SEC, send, type Org } from './helpers/ingest-kit.ts';
+import { describe, expect, it } from 'vitest';
+import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
+import { expectInvalid, hex32, MIN, query, queryOk, SEC, send, type Org } from './helpers/ingest-kit.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -42,14 +41,8 @@ function parseCsv(text: string): string[][] {
   return records;
 }
 
-describe.each(DIALECTS)('raw data and CSV export on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, HIGH_LIMITS);
-  });
-  afterAll(async () => { await h?.close(); });
-  beforeEach(() => { if (!skip) h.clock.advance(MIN); });
+eachDialect('raw data and CSV export', ({ name, skip }) => {
+  const h = useHarness(name, { raisedLimits: true, newMinuteEachTest: true });
 
   /** `n` pageviews on /raw/<i> in one session, a second apart, the last one newest. */
   async function pageviews(org: Org, n: number, prefix = 'raw') {

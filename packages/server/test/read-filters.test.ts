@@ -2,10 +2,9 @@
 // the friction journey map (issue 14): sessions from three device classes and four ages,
 // fed through the real ingest route, so each filter visibly changes the answer; bad values
 // are 400 invalid_input naming the parameter; no filter keeps today's answer. Both dialects.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
-import { CHROME_WINDOWS_UA, DAY, expectInvalid, HIGH_LIMITS, hex32, MIN, postIngest, queryOk, SEC, send, type Ev, type Org } from './helpers/ingest-kit.ts';
+import { describe, expect, it } from 'vitest';
+import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
+import { CHROME_WINDOWS_UA, DAY, expectInvalid, hex32, MIN, postIngest, queryOk, SEC, send, type Ev, type Org } from './helpers/ingest-kit.ts';
 
 const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const IPAD_UA = 'Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -15,14 +14,8 @@ type Device = keyof typeof UA;
 const HOUR = 60 * MIN;
 const iso = (ms: number) => new Date(ms).toISOString();
 
-describe.each(DIALECTS)('read filters on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, HIGH_LIMITS);
-  });
-  afterAll(async () => { await h?.close(); });
-  beforeEach(() => { if (!skip) h.clock.advance(MIN); });
+eachDialect('read filters', ({ name }) => {
+  const h = useHarness(name, { raisedLimits: true, newMinuteEachTest: true });
 
   /** One session from one device class, `ago` ms before now: live within a day, an import (original times kept) before. */
   async function session(org: Org, device: Device, ago: number, events: (at: (s: number) => number) => Ev[]) {
@@ -59,7 +52,7 @@ describe.each(DIALECTS)('read filters on $name', ({ name, skip }) => {
     const element = async (org: Org, params: Record<string, string> = {}) =>
       (await get(org, '/v1/query/element-heatmap?page=/checkout&selector=button.pay', params)).points.map((p: { rx: number }) => p.rx * 1000);
 
-    it.skipIf(skip)('device and from/to pick the points of those sessions and that window; no filter is the last 30 days', async () => {
+    it('device and from/to pick the points of those sessions and that window; no filter is the last 30 days', async () => {
       const org = await h.org('Filters');
       await clicks(org);
       for (const heatmap of [page, element]) {
@@ -93,7 +86,7 @@ describe.each(DIALECTS)('read filters on $name', ({ name, skip }) => {
     const targets = async (org: Org, params: Record<string, string> = {}) =>
       (await get(org, '/v1/query/flows', params)).edges.map((e: { to: string }) => e.to).sort();
 
-    it.skipIf(skip)('device and from/to pick the sessions; `days` stays the default span before `to`', async () => {
+    it('device and from/to pick the sessions; `days` stays the default span before `to`', async () => {
       const org = await h.org('Filters');
       await journeys(org);
       expect(await targets(org)).toEqual(['/b', '/c', '/d']);
@@ -124,7 +117,7 @@ describe.each(DIALECTS)('read filters on $name', ({ name, skip }) => {
     const sources = async (org: Org, params: Record<string, string> = {}) =>
       (await get(org, '/v1/query/journeys/friction', params)).edges.map((e: { from: string }) => e.from).sort();
 
-    it.skipIf(skip)('device and from/to pick the sessions; without them every recent session counts, however old', async () => {
+    it('device and from/to pick the sessions; without them every recent session counts, however old', async () => {
       const org = await h.org('Filters');
       await struggles(org);
       expect(await sources(org)).toEqual(['/cart', '/m', '/p', '/x']);
@@ -141,7 +134,7 @@ describe.each(DIALECTS)('read filters on $name', ({ name, skip }) => {
     });
   });
 
-  it.skipIf(skip)('an unknown device, an unparsable instant, from after to and instants out of bounds are 400 invalid_input', async () => {
+  it('an unknown device, an unparsable instant, from after to and instants out of bounds are 400 invalid_input', async () => {
     const org = await h.org('Filters');
     const now = h.clock.now();
     const routes = ['/v1/query/page-heatmap?page=/checkout', '/v1/query/element-heatmap?page=/checkout&selector=a', '/v1/query/flows', '/v1/query/journeys/friction'];

@@ -1,16 +1,13 @@
 // Retention: raw data older than the period goes, in bounded batches; everything newer and
 // every derived table stays.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { purgeExpiredRawData } from '../src/jobs/retention.ts';
-import { createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { eachDialect, useHarness } from './helpers/harness.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-describe.each(DIALECTS)('retention on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => { if (!skip) h = await createHarness(name); });
-  afterAll(async () => { await h?.close(); });
+eachDialect('retention', ({ name, skip }) => {
+  const h = useHarness(name);
 
   it.skipIf(skip)('deletes events, signals and sessions past the period, in batches, and nothing else', async () => {
     const a = await h.org('RetA');

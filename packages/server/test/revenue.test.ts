@@ -11,10 +11,9 @@
 // Rage-click issue: calm rate 22 / 40 = 0.55, affected 6 / 30 = 0.2, gap 0.35;
 // 0.35 x 30 sessions x 5,000 cents = 52,500 cents a month (525.00). Dead-click issue: 5
 // affected sessions (< 30): null, low confidence. Total: 52,500.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
-import { HIGH_LIMITS, HOUR, MIN, cycle, freshStart, ok, sendVisits, type Org, type Visit } from './helpers/traffic.ts';
+import { expect, it } from 'vitest';
+import { eachDialect, useHarness } from './helpers/harness.ts';
+import { HOUR, MIN, cycle, freshStart, ok, sendVisits, type Org, type Visit } from './helpers/traffic.ts';
 
 const RAGE = { type: 'rage_click', element: 'button.pay', label: 'Pay now' };
 const DEAD = { type: 'dead_click', element: 'a.help', label: 'Help' };
@@ -33,106 +32,98 @@ function traffic(at: number, conversion: ((amount: number) => Visit['tracks']) |
   return out;
 }
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect.skip)(`revenue at risk (${dialect.name})`, () => {
-    let h: Harness;
+eachDialect('revenue at risk', (dialect) => {
+  const h = useHarness(dialect.name, { raisedLimits: true });
 
-    beforeAll(async () => {
-      h = await createHarness(dialect.name, { config: HIGH_LIMITS });
-    }, 120_000);
-    afterAll(async () => {
-      await h?.close();
+
+  async function site(setup: (org: Org) => Promise<void>, conversion: ((amount: number) => Visit['tracks']) | null) {
+    const { org, start: S, prefix } = await freshStart(h);
+    await setup(org);
+    h.clock.set(S + HOUR + 10 * MIN);
+    await sendVisits(h, org, prefix, traffic(S + HOUR, conversion));
+    h.clock.set(S + HOUR + 15 * MIN);
+    await cycle(h, org.site_id, S + HOUR + 15 * MIN);
+    return org;
+  }
+
+  it('a hand-computed example with conversion tracking', async () => {
+    const org = await site(async (o) => {
+      await ok(h, o.keys.secret, 'PATCH', '/v1/manage/sdk-config/production', { revenue_config: { currency: 'EUR', average_value_cents: 9900 } }, 200);
+    }, (amount) => [{ name: 'checkout_completed', amount_cents: amount }]);
+    const key = org.keys.secret;
+    // Two issues on /checkout: the rage clicks and the dead clicks.
+    const issues = await h.store.db.selectFrom('ux_issues').select(['id', 'type', 'severity_score', 'user_count']).where('site_id', '=', org.site_id).execute();
+    const rageId = issues.find((i) => i.type === 'rage_click')!.id;
+    const deadId = issues.find((i) => i.type === 'dead_click')!.id;
+
+    const revenue = await ok(h, key, 'GET', '/v1/query/revenue');
+    expect(revenue).toMatchObject({
+      tracking: true, message: null, currency: 'EUR', window_days: 30,
+      conversion_events: ['subscription_started', 'checkout_completed', 'purchase_completed'],
+      average_value_cents: 5000, average_value_source: 'observed', // observed amounts win over the configured 9900
+      total_monthly_revenue_at_risk_cents: 52_500, total_monthly_revenue_at_risk: 525,
+    });
+    expect(revenue.issues).toHaveLength(2);
+    expect(revenue.issues[0]).toMatchObject({
+      issue_id: rageId, type: 'rage_click', affected_sessions: 30, calm_sessions: 40,
+      affected_conversion_rate: 0.2, calm_conversion_rate: 0.55, gap: 0.35,
+      monthly_revenue_at_risk_cents: 52_500, monthly_revenue_at_risk: 525, confidence: 'normal',
+    });
+    expect(revenue.issues[1]).toMatchObject({
+      issue_id: deadId, type: 'dead_click', affected_sessions: 5, calm_sessions: 40,
+      gap: null, monthly_revenue_at_risk_cents: null, monthly_revenue_at_risk: null, confidence: 'low',
     });
 
-    async function site(setup: (org: Org) => Promise<void>, conversion: ((amount: number) => Visit['tracks']) | null) {
-      const { org, start: S, prefix } = await freshStart(h);
-      await setup(org);
-      h.clock.set(S + HOUR + 10 * MIN);
-      await sendVisits(h, org, prefix, traffic(S + HOUR, conversion));
-      h.clock.set(S + HOUR + 15 * MIN);
-      await cycle(h, org.site_id, S + HOUR + 15 * MIN);
-      return org;
-    }
+    // The fix list: priority = 0.6 x severity score + 25 x min(1, users / 100) + 15 x revenue share.
+    // Rage clicks: severity 36.25 (tier 1, weight 25) + 30 / 75 users x 25 = 10 + log10(31) /
+    // log10(1001) x 15 = 7.4557 + 10 (/checkout) + 6 / 30 converted x 5 = 1 + 5 (recent) = 69.7;
+    // priority 0.6 x 69.7 + 25 x 0.30 + 15 x 1 = 64.32 -> 64.3.
+    // Dead clicks: 33 (tier 1, weight 12) + 5 / 75 x 25 = 1.6667 + log10(6) / log10(1001) x 15 =
+    // 3.8902 + 10 + 5 / 5 x 5 = 5 + 5 = 58.557 -> 58.6; priority 0.6 x 58.6 + 25 x 0.05 + 0 = 36.41 -> 36.4.
+    expect(issues.find((i) => i.id === rageId)!.severity_score).toBe(69.7);
+    expect(issues.find((i) => i.id === deadId)!.severity_score).toBe(58.6);
+    const recs = await ok(h, key, 'GET', '/v1/query/recommendations');
+    expect(recs.currency).toBe('EUR');
+    expect(recs.recommendations.map((r: { issue_id: string }) => r.issue_id)).toEqual([rageId, deadId]);
+    expect(recs.recommendations[0]).toMatchObject({ priority: 64.3, monthly_revenue_at_risk_cents: 52_500, affected_users: 30, issue_url: `/v1/query/issues/${rageId}` });
+    expect(recs.recommendations[1]).toMatchObject({ priority: 36.4, monthly_revenue_at_risk_cents: null, affected_users: 5 });
+    expect(recs.recommendations[0].recommendation).not.toBe(recs.recommendations[1].recommendation);
 
-    it('a hand-computed example with conversion tracking', async () => {
-      const org = await site(async (o) => {
-        await ok(h, o.keys.secret, 'PATCH', '/v1/manage/sdk-config/production', { revenue_config: { currency: 'EUR', average_value_cents: 9900 } }, 200);
-      }, (amount) => [{ name: 'checkout_completed', amount_cents: amount }]);
-      const key = org.keys.secret;
-      // Two issues on /checkout: the rage clicks and the dead clicks.
-      const issues = await h.store.db.selectFrom('ux_issues').select(['id', 'type', 'severity_score', 'user_count']).where('site_id', '=', org.site_id).execute();
-      const rageId = issues.find((i) => i.type === 'rage_click')!.id;
-      const deadId = issues.find((i) => i.type === 'dead_click')!.id;
-
-      const revenue = await ok(h, key, 'GET', '/v1/query/revenue');
-      expect(revenue).toMatchObject({
-        tracking: true, message: null, currency: 'EUR', window_days: 30,
-        conversion_events: ['subscription_started', 'checkout_completed', 'purchase_completed'],
-        average_value_cents: 5000, average_value_source: 'observed', // observed amounts win over the configured 9900
-        total_monthly_revenue_at_risk_cents: 52_500, total_monthly_revenue_at_risk: 525,
-      });
-      expect(revenue.issues).toHaveLength(2);
-      expect(revenue.issues[0]).toMatchObject({
-        issue_id: rageId, type: 'rage_click', affected_sessions: 30, calm_sessions: 40,
-        affected_conversion_rate: 0.2, calm_conversion_rate: 0.55, gap: 0.35,
-        monthly_revenue_at_risk_cents: 52_500, monthly_revenue_at_risk: 525, confidence: 'normal',
-      });
-      expect(revenue.issues[1]).toMatchObject({
-        issue_id: deadId, type: 'dead_click', affected_sessions: 5, calm_sessions: 40,
-        gap: null, monthly_revenue_at_risk_cents: null, monthly_revenue_at_risk: null, confidence: 'low',
-      });
-
-      // The fix list: priority = 0.6 x severity score + 25 x min(1, users / 100) + 15 x revenue share.
-      // Rage clicks: severity 36.25 (tier 1, weight 25) + 30 / 75 users x 25 = 10 + log10(31) /
-      // log10(1001) x 15 = 7.4557 + 10 (/checkout) + 6 / 30 converted x 5 = 1 + 5 (recent) = 69.7;
-      // priority 0.6 x 69.7 + 25 x 0.30 + 15 x 1 = 64.32 -> 64.3.
-      // Dead clicks: 33 (tier 1, weight 12) + 5 / 75 x 25 = 1.6667 + log10(6) / log10(1001) x 15 =
-      // 3.8902 + 10 + 5 / 5 x 5 = 5 + 5 = 58.557 -> 58.6; priority 0.6 x 58.6 + 25 x 0.05 + 0 = 36.41 -> 36.4.
-      expect(issues.find((i) => i.id === rageId)!.severity_score).toBe(69.7);
-      expect(issues.find((i) => i.id === deadId)!.severity_score).toBe(58.6);
-      const recs = await ok(h, key, 'GET', '/v1/query/recommendations');
-      expect(recs.currency).toBe('EUR');
-      expect(recs.recommendations.map((r: { issue_id: string }) => r.issue_id)).toEqual([rageId, deadId]);
-      expect(recs.recommendations[0]).toMatchObject({ priority: 64.3, monthly_revenue_at_risk_cents: 52_500, affected_users: 30, issue_url: `/v1/query/issues/${rageId}` });
-      expect(recs.recommendations[1]).toMatchObject({ priority: 36.4, monthly_revenue_at_risk_cents: null, affected_users: 5 });
-      expect(recs.recommendations[0].recommendation).not.toBe(recs.recommendations[1].recommendation);
-
-      // Only open issues count: once the rage clicks are ignored, they leave the total and the list.
-      await ok(h, key, 'PATCH', `/v1/manage/issues/${rageId}`, { status: 'ignored' });
-      const after = await ok(h, key, 'GET', '/v1/query/revenue');
-      expect(after.total_monthly_revenue_at_risk_cents).toBe(0);
-      expect(after.issues.map((i: { issue_id: string }) => i.issue_id)).toEqual([deadId]);
-      expect((await ok(h, key, 'GET', '/v1/query/recommendations')).recommendations.map((r: { issue_id: string }) => r.issue_id)).toEqual([deadId]);
-    });
-
-    it('configured conversion events and a configured value when conversions carry no amount', async () => {
-      // 0.35 x 30 x 8,000 cents = 84,000 cents.
-      const org = await site(async (o) => {
-        await ok(h, o.keys.secret, 'PATCH', '/v1/manage/sdk-config/production', { revenue_config: { average_value_cents: 8000, conversion_events: ['order_paid'] } }, 200);
-      }, () => [{ name: 'order_paid' }]);
-      const revenue = await ok(h, org.keys.secret, 'GET', '/v1/query/revenue');
-      expect(revenue).toMatchObject({
-        tracking: true, currency: 'USD', conversion_events: ['order_paid'], average_value_cents: 8000, average_value_source: 'config',
-        total_monthly_revenue_at_risk_cents: 84_000, total_monthly_revenue_at_risk: 840,
-      });
-      expect(revenue.issues[0]).toMatchObject({ type: 'rage_click', gap: 0.35, monthly_revenue_at_risk_cents: 84_000 });
-    });
-
-    it('without conversion tracking: says so plainly and returns zeros, never an error', async () => {
-      const org = await site(async () => {}, null);
-      const res = await h.app.inject({ method: 'GET', url: '/v1/query/revenue', headers: { authorization: `Bearer ${org.keys.secret}` } });
-      expect(res.statusCode).toBe(200);
-      const body = res.json();
-      expect(body.error).toBeNull();
-      expect(body.data).toMatchObject({
-        tracking: false, currency: 'USD', total_monthly_revenue_at_risk_cents: 0, total_monthly_revenue_at_risk: 0,
-        issues: [], average_value_cents: null,
-      });
-      expect(body.data.message).toMatch(/track/i);
-      // The issues exist; they simply cannot be priced.
-      expect((await ok(h, org.keys.secret, 'GET', '/v1/query/issues')).total).toBe(2);
-      const recs = await ok(h, org.keys.secret, 'GET', '/v1/query/recommendations');
-      expect(recs.recommendations.every((r: { monthly_revenue_at_risk_cents: number | null }) => r.monthly_revenue_at_risk_cents === null)).toBe(true);
-    });
+    // Only open issues count: once the rage clicks are ignored, they leave the total and the list.
+    await ok(h, key, 'PATCH', `/v1/manage/issues/${rageId}`, { status: 'ignored' });
+    const after = await ok(h, key, 'GET', '/v1/query/revenue');
+    expect(after.total_monthly_revenue_at_risk_cents).toBe(0);
+    expect(after.issues.map((i: { issue_id: string }) => i.issue_id)).toEqual([deadId]);
+    expect((await ok(h, key, 'GET', '/v1/query/recommendations')).recommendations.map((r: { issue_id: string }) => r.issue_id)).toEqual([deadId]);
   });
-}
+
+  it('configured conversion events and a configured value when conversions carry no amount', async () => {
+    // 0.35 x 30 x 8,000 cents = 84,000 cents.
+    const org = await site(async (o) => {
+      await ok(h, o.keys.secret, 'PATCH', '/v1/manage/sdk-config/production', { revenue_config: { average_value_cents: 8000, conversion_events: ['order_paid'] } }, 200);
+    }, () => [{ name: 'order_paid' }]);
+    const revenue = await ok(h, org.keys.secret, 'GET', '/v1/query/revenue');
+    expect(revenue).toMatchObject({
+      tracking: true, currency: 'USD', conversion_events: ['order_paid'], average_value_cents: 8000, average_value_source: 'config',
+      total_monthly_revenue_at_risk_cents: 84_000, total_monthly_revenue_at_risk: 840,
+    });
+    expect(revenue.issues[0]).toMatchObject({ type: 'rage_click', gap: 0.35, monthly_revenue_at_risk_cents: 84_000 });
+  });
+
+  it('without conversion tracking: says so plainly and returns zeros, never an error', async () => {
+    const org = await site(async () => {}, null);
+    const res = await h.app.inject({ method: 'GET', url: '/v1/query/revenue', headers: { authorization: `Bearer ${org.keys.secret}` } });
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.error).toBeNull();
+    expect(body.data).toMatchObject({
+      tracking: false, currency: 'USD', total_monthly_revenue_at_risk_cents: 0, total_monthly_revenue_at_risk: 0,
+      issues: [], average_value_cents: null,
+    });
+    expect(body.data.message).toMatch(/track/i);
+    // The issues exist; they simply cannot be priced.
+    expect((await ok(h, org.keys.secret, 'GET', '/v1/query/issues')).total).toBe(2);
+    const recs = await ok(h, org.keys.secret, 'GET', '/v1/query/recommendations');
+    expect(recs.recommendations.every((r: { monthly_revenue_at_risk_cents: number | null }) => r.monthly_revenue_at_risk_cents === null)).toBe(true);
+  });
+});

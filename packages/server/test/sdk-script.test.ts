@@ -1,16 +1,14 @@
 // /sdk.js and /sdk/<version>.js: the script-tag build, with its caching, served to any site.
 import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from './helpers/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from './helpers/harness.ts';
 import { IMMUTABLE_CACHE, SHORT_CACHE } from '../src/features/sdk-script/routes.ts';
 
 const VERSION = JSON.parse(readFileSync(new URL('../../sdk/package.json', import.meta.url), 'utf8')).version as string;
 
 describe('SDK script routes', () => {
-  let h: Harness;
-  beforeAll(async () => { h = await createHarness('sqlite'); });
-  afterAll(async () => { await h.close(); });
+  const h = useHarness('sqlite');
 
   it('serves the current build at /sdk.js with a short cache', async () => {
     const res = await h.app.inject({ method: 'GET', url: '/sdk.js' });

@@ -1,7 +1,7 @@
 // The traffic simulator: a pure function of its seed and options (same seed, same batches;
 // another seed, other batches), producing valid wire-format batches with the planted problems
 // where the story puts them; and its senders, over HTTP and into a store.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Prng } from '../src/simulate/prng.ts';
 import { DAY_MS } from '../src/domain/time.ts';
 import { generateLiveBatches, generatePlan, phaseAt, type SimBatch, type SimEvent } from '../src/simulate/generate.ts';
@@ -10,7 +10,7 @@ import { backfillTimes, sendOverHttp } from '../src/simulate/run.ts';
 import { runSimulate, type SimulateCliOptions } from '../src/simulate/cli.ts';
 import { checkBatch, EVENT_CHECKS } from '../src/ingest/schemas.ts';
 import { ManualClock } from '../src/clock.ts';
-import { createHarness, createTestStore, T0, testConfig, type Harness } from './helpers/harness.ts';
+import { createTestStore, T0, testConfig, useHarness } from './helpers/harness.ts';
 import { bootstrapOrg } from '../src/features/orgs/bootstrap.ts';
 import { Secrets } from '../src/auth/secrets.ts';
 
@@ -181,9 +181,7 @@ describe('mallard simulate', () => {
 });
 
 describe('sending to a server over HTTP', () => {
-  let h: Harness;
-  beforeAll(async () => { h = await createHarness('sqlite'); });
-  afterAll(async () => { await h.close(); });
+  const h = useHarness('sqlite');
 
   // fetch, answered by the app in-process.
   const viaApp: typeof fetch = async (input, init) => {

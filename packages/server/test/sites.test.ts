@@ -3,21 +3,13 @@
 // transaction. Both dialects.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { purgeDeletedSites } from '../src/jobs/purge-sites.ts';
 import type { Store } from '../src/store/db.ts';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS, type DialectName } from './helpers/services.ts';
+import { bearer, eachDialect, useHarness, type Org, auditRows } from './helpers/harness.ts';
 
-const LIMITS = { config: { rateLimits: { query: 100000, manage: 100000, ingest: 10000, guide: 200 } } };
-type Org = Awaited<ReturnType<Harness['org']>>;
 
 const hex32 = () => randomBytes(16).toString('hex');
-
-async function auditRows(store: Store, orgId: string) {
-  return store.db.selectFrom('audit_log').selectAll().where('org_id', '=', orgId)
-    .where('action', '!=', 'org.bootstrapped').orderBy('created_at').orderBy('id').execute();
-}
 
 async function keyIdOf(store: Store, orgId: string, type: string) {
   const row = await store.db.selectFrom('api_keys').select('id').where('org_id', '=', orgId)
@@ -69,20 +61,14 @@ async function countRows(store: Store, siteId: string) {
   return out;
 }
 
-describe.each(DIALECTS)('sites on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, LIMITS);
-  });
-  afterAll(async () => { await h?.close(); });
+eachDialect('sites', ({ name, skip }) => {
   // Keep every test in its own minute, so the failed-authentication limiter never carries over.
-  beforeEach(() => { if (!skip) h.clock.advance(60_000); });
+  const h = useHarness(name, { raisedLimits: true, newMinuteEachTest: true });
 
   /** A fresh org, its owner's JWT and an org-scoped key with manage:write made through the API. */
   async function setup() {
     const org = await h.org('Sites');
-    const jwt = await h.login(org.email, org.password);
+    const jwt = org.jwt;
     const res = await h.app.inject({ method: 'POST', url: '/v1/manage/keys', headers: bearer(jwt), payload: { key_type: 'secret', scopes: ['manage:write', 'query:read'] } });
     expect(res.statusCode).toBe(201);
     expect(res.json().data.site_id).toBeNull();
@@ -337,19 +323,16 @@ describe.each(DIALECTS)('sites on $name', ({ name, skip }) => {
   });
 });
 
-describe.each(DIALECTS)('site writes and their audit rows are one transaction on $name', ({ name, skip }) => {
-  let h: Harness;
+eachDialect('site writes and their audit rows are one transaction', ({ name, skip }) => {
+  const h = useHarness(name, { raisedLimits: true });
   let org: Org;
   let jwt: string;
   beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name as DialectName, LIMITS);
     org = await h.org('Atomic');
-    jwt = await h.login(org.email, org.password);
+    jwt = org.jwt;
     // Break the audit log: every write that records an audit row now fails at that insert.
     await sql`ALTER TABLE audit_log RENAME TO audit_log_broken`.execute(h.store.db);
   });
-  afterAll(async () => { await h?.close(); });
 
   it.skipIf(skip)('a create whose audit row fails leaves no site behind', async () => {
     const res = await h.app.inject({ method: 'POST', url: '/v1/manage/site', headers: bearer(jwt), payload: { name: 'Ghost', url: 'https://ghost.example' } });
@@ -379,13 +362,8 @@ describe.each(DIALECTS)('site writes and their audit rows are one transaction on
   });
 });
 
-describe.each(DIALECTS)('site audit rows for key-authenticated writes on $name', ({ name, skip }) => {
-  let h: Harness;
-  beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, LIMITS);
-  });
-  afterAll(async () => { await h?.close(); });
+eachDialect('site audit rows for key-authenticated writes', ({ name, skip }) => {
+  const h = useHarness(name, { raisedLimits: true });
 
   it.skipIf(skip)('a site-scoped key\'s PATCH is audited with that key as actor and no key material', async () => {
     const org = await h.org('KeyAudit');

@@ -9,9 +9,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { checkTarget, isPrivateAddress } from '../src/delivery/targets.ts';
 import { postJson } from '../src/delivery/http-post.ts';
 import { runDeliveryOnce } from '../src/delivery/worker.ts';
-import { bearer } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
-import { createDeliveryHarness, guard, guardViolations, installLoopbackGuard, Receiver, tableResolver, type DeliveryHarness, type Org } from './helpers/delivery-kit.ts';
+import { bearer, createHarness, eachDialect, useHarness, type Org } from './helpers/harness.ts';
+import { deliveryOptions, guard, guardViolations, installLoopbackGuard, Receiver, tableResolver } from './helpers/delivery-kit.ts';
 
 installLoopbackGuard();
 
@@ -84,26 +83,19 @@ describe('the address rules', () => {
   });
 });
 
-describe.each(DIALECTS)('SSRF refusals on $name', ({ name, skip }) => {
-  let h: DeliveryHarness;
+eachDialect('SSRF refusals', ({ name, skip }) => {
   let receiver: Receiver;
-  let table: Record<string, string | string[]>;
+  const d = dns();
+  const table = d.table;
 
-  beforeAll(async () => {
-    if (skip) return;
-    receiver = await new Receiver().start();
-    const d = dns();
-    table = d.table;
-    h = await createDeliveryHarness(name, { config: { allowPrivateTargets: false }, resolver: d.resolver });
-  });
+  beforeAll(async () => { receiver = await new Receiver().start(); });
+  const h = useHarness(name, deliveryOptions({ config: { allowPrivateTargets: false }, resolver: d.resolver }));
   afterAll(async () => {
-    await h?.close();
     await receiver?.close();
     // Nothing in this file ever tried to reach a non-loopback address.
     expect(guardViolations).toEqual([]);
   });
   beforeEach(() => {
-    if (skip) return;
     h.clock.set(Date.now());
     table['rebind.test'] = '203.0.113.11';
     table['slack.hooks.test'] = '203.0.113.12';
@@ -217,7 +209,7 @@ describe.each(DIALECTS)('SSRF refusals on $name', ({ name, skip }) => {
 
   it.skipIf(skip)('the resolved address is the one connected to: a name the injected resolver maps to loopback reaches the receiver (private targets allowed)', async () => {
     const pinnedDns = tableResolver({ 'pinned.test': '127.0.0.1' });
-    const open = await createDeliveryHarness(name, { config: { allowPrivateTargets: true }, resolver: pinnedDns });
+    const open = await createHarness(name, deliveryOptions({ config: { allowPrivateTargets: true }, resolver: pinnedDns }));
     try {
       const org = await open.org();
       const made = await open.app.inject({ method: 'POST', url: '/v1/manage/webhooks', headers: bearer(org.keys.secret), payload: { url: `http://pinned.test:${receiver.port}/pinned`, events: ['deploy.recorded'] } });
@@ -236,7 +228,7 @@ describe.each(DIALECTS)('SSRF refusals on $name', ({ name, skip }) => {
   });
 
   it.skipIf(skip)('production requires https as well', async () => {
-    const prod = await createDeliveryHarness(name, { config: { env: 'production', allowPrivateTargets: false }, resolver: tableResolver({ 'public.test': '203.0.113.10' }) });
+    const prod = await createHarness(name, deliveryOptions({ config: { env: 'production', allowPrivateTargets: false }, resolver: tableResolver({ 'public.test': '203.0.113.10' }) }));
     try {
       const org = await prod.org();
       const res = await prod.app.inject({ method: 'POST', url: '/v1/manage/webhooks', headers: bearer(org.keys.secret), payload: { url: 'http://public.test/x', events: ['deploy.recorded'] } });

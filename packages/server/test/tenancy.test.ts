@@ -2,16 +2,13 @@
 // JWT) aimed at org A's ids on every route of the sites, members and keys slice. Each is
 // refused with 404 (or the documented 401/403 that comes first), never data, and A's records
 // are unchanged afterwards, checked through A's own credentials. Both dialects.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { SCOPES } from '../src/auth/api-keys.ts';
-import { bearer, createHarness, type Harness } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { bearer, type Harness, eachDialect, useHarness, type Org } from './helpers/harness.ts';
 
-type Org = Awaited<ReturnType<Harness['org']>>;
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-const HIGH_LIMITS = { rateLimits: { query: 100000, manage: 100000, ingest: 10000, guide: 200 } };
 const STATUS: Record<string, number> = { not_found: 404, jwt_required: 401, org_scope_required: 403 };
 
 let ipCounter = 0;
@@ -75,8 +72,8 @@ const ATTACKS: Attack[] = [
     expect: { bSecret: 'not_found', bOrgKey: 'not_found', bJwt: 'not_found' } },
 ];
 
-describe.each(DIALECTS)('tenancy on $name', ({ name, skip }) => {
-  let h: Harness;
+eachDialect('tenancy', ({ name, skip }) => {
+  const h = useHarness(name, { raisedLimits: true });
   let a: OrgA;
   let b: Org;
   let bHeaders: Record<BCred, Record<string, string>>;
@@ -101,15 +98,10 @@ describe.each(DIALECTS)('tenancy on $name', ({ name, skip }) => {
   }
 
   beforeAll(async () => {
-    if (skip) return;
-    h = await createHarness(name, { config: HIGH_LIMITS });
-
     const orgA = await h.org('Tenant A');
-    const aJwt = await h.login(orgA.email, orgA.password);
-    const viewerEmail = `a-viewer-${Math.random().toString(36).slice(2, 10)}@example.com`;
-    const added = await must(await send(h, 'POST', '/v1/manage/members', bearer(aJwt), { email: viewerEmail, role: 'viewer' }), 201, 'A adds a viewer');
-    await must(await send(h, 'POST', '/v1/auth/set-password', {}, { token: added.invitation.token, password: 'viewer-password-1' }), 200, 'viewer password');
-    const aOrgKey = await must(await send(h, 'POST', '/v1/manage/keys', bearer(aJwt), { key_type: 'secret', scopes: [...SCOPES], name: 'A org key' }), 201, 'A org key');
+    const aJwt = orgA.jwt;
+    const viewer = await h.user(orgA, 'viewer');
+    const aOrgKey = await h.key(orgA, { scopes: [...SCOPES], name: 'A org key' });
     const members = (await must(await send(h, 'GET', '/v1/manage/members', bearer(aJwt)), 200, 'A members')).members as { id: string; role: string; user_id: string; email: string }[];
     const keys = (await must(await send(h, 'GET', '/v1/manage/keys', bearer(aJwt)), 200, 'A keys')).keys as { id: string; key_type: string; site_id: string | null; key_hint: string }[];
     const owner = members.find((m) => m.role === 'owner')!;
@@ -117,11 +109,11 @@ describe.each(DIALECTS)('tenancy on $name', ({ name, skip }) => {
       org: orgA,
       jwt: aJwt,
       ownerMembershipId: owner.id,
-      viewer: { membershipId: added.id, userId: added.user_id, email: viewerEmail },
+      viewer: { membershipId: viewer.membershipId, userId: viewer.userId, email: viewer.email },
       secretKeyId: keys.find((k) => k.key_type === 'secret' && k.site_id === orgA.site_id)!.id,
       orgKeyId: aOrgKey.id,
       secrets: [
-        orgA.org_id, orgA.site_id, orgA.user_id, orgA.email, viewerEmail,
+        orgA.org_id, orgA.site_id, orgA.user_id, orgA.email, viewer.email,
         ...members.flatMap((m) => [m.id, m.user_id, m.email]),
         ...keys.flatMap((k) => [k.id, k.key_hint]),
         orgA.keys.secret, orgA.keys.mcp, orgA.keys.publishable, aOrgKey.key,
@@ -130,12 +122,10 @@ describe.each(DIALECTS)('tenancy on $name', ({ name, skip }) => {
     expect(a.secretKeyId).toBeDefined();
 
     b = await h.org('Tenant B');
-    const bJwt = await h.login(b.email, b.password);
-    const bOrgKey = await must(await send(h, 'POST', '/v1/manage/keys', bearer(bJwt), { key_type: 'secret', scopes: [...SCOPES], name: 'B org key' }), 201, 'B org key');
-    bHeaders = { bSecret: bearer(b.keys.secret), bOrgKey: bearer(bOrgKey.key), bJwt: bearer(bJwt) };
+    const bOrgKey = await h.key(b, { scopes: [...SCOPES], name: 'B org key' });
+    bHeaders = { bSecret: bearer(b.keys.secret), bOrgKey: bearer(bOrgKey.key), bJwt: bearer(b.jwt) };
     snapshot = await stateOfA();
   });
-  afterAll(async () => { await h?.close(); });
 
   for (const attack of ATTACKS) {
     for (const cred of B_CREDS) {

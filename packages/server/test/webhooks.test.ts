@@ -1,27 +1,22 @@
 // Webhook routes: register (secret shown once, sealed at rest), list, partial update, delete,
 // the delivery log, the retry and test routes; validation with the contract's codes; who may
 // call them. Both dialects, against a local receiver on 127.0.0.1.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { bearer } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
-import { createDeliveryHarness, deliverySuiteHooks, installLoopbackGuard, MEMBER_PASSWORD, Receiver, type DeliveryHarness, type Org } from './helpers/delivery-kit.ts';
+import { bearer, eachDialect, useHarness, type Org } from './helpers/harness.ts';
+import { deliveryOptions, deliverySuiteHooks, installLoopbackGuard, Receiver } from './helpers/delivery-kit.ts';
 
 // Every socket of this file may only reach loopback.
 installLoopbackGuard();
 
-describe.each(DIALECTS)('webhook routes on $name', ({ name, skip }) => {
-  let h: DeliveryHarness;
+eachDialect('webhook routes', ({ name, skip }) => {
   let receiver: Receiver;
   /** Every secret these tests created: none may show up in a later response or in the logs. */
   const secretsSeen: string[] = [];
 
-  beforeAll(async () => {
-    if (skip) return;
-    receiver = await new Receiver().start();
-    h = await createDeliveryHarness(name);
-  });
-  deliverySuiteHooks(skip, () => ({ h, receiver }));
+  beforeAll(async () => { receiver = await new Receiver().start(); });
+  const h = useHarness(name, deliveryOptions());
+  deliverySuiteHooks(h, () => receiver);
 
   const create = (token: string, payload: object) => h.app.inject({ method: 'POST', url: '/v1/manage/webhooks', headers: bearer(token), payload });
   const list = (token: string, siteId?: string) => h.app.inject({ method: 'GET', url: `/v1/manage/webhooks${siteId ? `?site_id=${siteId}` : ''}`, headers: bearer(token) });
@@ -179,11 +174,9 @@ describe.each(DIALECTS)('webhook routes on $name', ({ name, skip }) => {
   it.skipIf(skip)('who may call: viewers read, admins write, mcp and publishable keys never, a webhook:write key may, other orgs get 404', async () => {
     const org = await h.org();
     const w = await hook(org);
-    const owner = await h.login(org.email, org.password);
-    const viewerEmail = await h.member(org, 'viewer');
-    const memberEmail = await h.member(org, 'member');
-    const viewer = await h.login(viewerEmail, MEMBER_PASSWORD);
-    const member = await h.login(memberEmail, MEMBER_PASSWORD);
+    const owner = org.jwt;
+    const viewer = (await h.user(org, 'viewer')).jwt;
+    const member = (await h.user(org, 'member')).jwt;
 
     expect((await list(viewer, org.site_id)).statusCode).toBe(200);
     // A user token is org-level: it must name the site.

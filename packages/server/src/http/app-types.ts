@@ -10,6 +10,7 @@ import type { RateLimiter } from './rate-limit.ts';
 import type { Metrics } from './metrics.ts';
 import type { IngestWriter } from '../ingest/store-batch.ts';
 import type { Resolver, TargetPolicy } from '../delivery/targets.ts';
+import type { RouteTable } from './route-table.ts';
 
 export interface AppDeps {
   config: Config;
@@ -24,15 +25,12 @@ export interface AppDeps {
 
 export interface Services extends AppDeps { secrets: Secrets; metrics: Metrics; ingest: IngestWriter; targets: TargetPolicy }
 
-export interface RouteTable {
-  methodsFor(path: string): string[];
-  list(): { url: string; methods: string[] }[];
-}
+export type { RouteTable };
 
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
-    /** Every route's pattern and methods, as registered (405 handling, the OpenAPI test). */
+    /** Every route's pattern, methods and access rule, as registered (405 handling, the OpenAPI and security tests). */
     routeTable: RouteTable;
   }
 }

@@ -30,6 +30,8 @@ export const DOCS_PATH = '/docs';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
+const PUBLIC: Access = { surface: 'public' };
+
 const KEY_SCHEMES: Record<KeyType, string> = { secret: 'secretKey', mcp: 'mcpKey', publishable: 'publishableKey' };
 const JWT_SCHEME = 'userToken';
 
@@ -279,7 +281,7 @@ export async function registerOpenApi(app: FastifyInstance) {
 
   let document: string | null = null;
   app.get(OPENAPI_PATH, {
-    config: { access: { surface: 'public' } },
+    config: { access: PUBLIC },
     schema: {
       tags: ['docs'], summary: 'This OpenAPI 3.1 document (raw, not in the envelope)', operationId: 'getOpenapiDocument',
       response: {
@@ -294,12 +296,19 @@ export async function registerOpenApi(app: FastifyInstance) {
     return reply.type('application/json; charset=utf-8').send(document);
   });
 
-  await app.register(swaggerUi, {
-    routePrefix: DOCS_PATH,
-    // No call to the public validator: the page makes no request beyond this server.
-    validatorUrl: false,
-    uiConfig: { deepLinking: true, persistAuthorization: false, tryItOutEnabled: false },
-    staticCSP: "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'",
-    theme: { title: 'Mallard API reference' },
+  // Swagger UI adds its page and assets itself, without route options of ours: in this scope
+  // every route it adds is declared public (the route table refuses routes without a rule).
+  await app.register(async (docs) => {
+    docs.addHook('onRoute', (route) => {
+      route.config = { ...route.config, access: PUBLIC };
+    });
+    await docs.register(swaggerUi, {
+      routePrefix: DOCS_PATH,
+      // No call to the public validator: the page makes no request beyond this server.
+      validatorUrl: false,
+      uiConfig: { deepLinking: true, persistAuthorization: false, tryItOutEnabled: false },
+      staticCSP: "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; frame-ancestors 'self'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'",
+      theme: { title: 'Mallard API reference' },
+    });
   });
 }

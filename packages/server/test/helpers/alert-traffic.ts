@@ -1,19 +1,13 @@
 // Shared by the alert and MCP-context suites: traffic imported through POST /v1/ingest (import
-// mode keeps past timestamps), pipeline cycles, and small request helpers. Rate limits are
-// raised so that suites making many calls never straddle a window.
+// mode keeps past timestamps), pipeline cycles, and small request helpers.
 import { expect } from 'vitest';
-import { createHarness, bearer, type Harness } from './harness.ts';
-import type { DialectName } from './services.ts';
-import { DEFAULT_RATE_LIMITS } from '../../src/config.ts';
+import { bearer, type Harness } from './harness.ts';
 import { runCycle } from '../../src/pipeline/cycle.ts';
 
 export const MIN = 60_000;
 export const HOUR = 60 * MIN;
 export const DAY = 24 * HOUR;
 export const INTERVAL = 15 * MIN;
-
-export const alertHarness = (dialect: DialectName) =>
-  createHarness(dialect, { config: { rateLimits: { ...DEFAULT_RATE_LIMITS, manage: 100_000, query: 100_000 } } });
 
 export type Ev = Record<string, unknown>;
 export interface Visit { sid: string; vid: string; events: Ev[] }

@@ -1,26 +1,12 @@
-// Tools for the delivery tests: an app whose log output is captured and whose DNS resolver
-// is injected, a local HTTP receiver, a local SMTP server, and a socket guard that refuses
-// (and records) any connection to a non-loopback address, so no test packet leaves the host.
+// Tools for the delivery tests: harness options (logs captured, DNS from a table), a local
+// HTTP receiver, a local SMTP server, and a socket guard that refuses (and records) any
+// connection to a non-loopback address, so no test packet leaves the host.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { randomBytes } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeEach, expect } from 'vitest';
-import { buildApp, type App } from '../../src/app.ts';
-import { targetPolicy } from '../../src/delivery/targets.ts';
-import { ManualClock } from '../../src/clock.ts';
-import type { Config } from '../../src/config.ts';
-import { Secrets } from '../../src/auth/secrets.ts';
-import { MemoryRateLimiter } from '../../src/http/rate-limit.ts';
-import type { Store } from '../../src/store/db.ts';
-import type { DeliveryDeps } from '../../src/delivery/worker.ts';
 import type { Resolver } from '../../src/delivery/targets.ts';
-import { hashPassword } from '../../src/auth/passwords.ts';
-import { bootstrapOrg, type BootstrapResult } from '../../src/features/orgs/bootstrap.ts';
-import { createTestStore, testConfig } from './harness.ts';
-import type { DialectName } from './services.ts';
+import type { Harness, HarnessOptions } from './harness.ts';
 
 // ---------------------------------------------------------------- socket guard
 
@@ -51,7 +37,7 @@ export function installLoopbackGuard() {
   }
 }
 
-// ---------------------------------------------------------------- app with captured logs
+// ---------------------------------------------------------------- the delivery harness
 
 /** A resolver from a table; anything else does not resolve (never the system DNS). */
 export function tableResolver(table: Record<string, string | string[]>): Resolver & { calls: string[] } {
@@ -65,77 +51,13 @@ export function tableResolver(table: Record<string, string | string[]>): Resolve
   return Object.assign(resolve, { calls });
 }
 
-export type Org = BootstrapResult & { password: string };
-
-export interface DeliveryHarness {
-  app: App;
-  store: Store;
-  clock: ManualClock;
-  secrets: Secrets;
-  config: Config;
-  resolver: Resolver;
-  /** Every line the app's logger wrote. */
-  logs: string[];
-  org(): Promise<Org>;
-  /** Adds a user with the role to the org, returning the email; their password is MEMBER_PASSWORD. */
-  member(org: Org, role: 'owner' | 'admin' | 'member' | 'viewer'): Promise<string>;
-  login(email: string, password: string): Promise<string>;
-  /** Worker dependencies on the same store, with their own Secrets (as a separate process would have). */
-  deliveryDeps(resolver?: Resolver): DeliveryDeps;
-  close(): Promise<void>;
-}
-
-let counter = 0;
-export const MEMBER_PASSWORD = 'member-password-1';
-let memberHash: Promise<string> | null = null;
-
-export async function createDeliveryHarness(dialect: DialectName, options: { config?: Partial<Config>; resolver?: Resolver } = {}): Promise<DeliveryHarness> {
-  const testStore = await createTestStore(dialect);
-  // Standard Webhooks receivers check the timestamp against real time: start at the wall clock.
-  const clock = new ManualClock(Date.now());
-  const config = testConfig({ logLevel: 'trace', rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 200 }, ...options.config });
-  const logs: string[] = [];
-  const stream = new Writable({ write(chunk, _enc, done) { logs.push(String(chunk)); done(); } });
-  const resolver = options.resolver ?? tableResolver({});
-  const app = await buildApp({
-    config, store: testStore.store, clock, limiter: new MemoryRateLimiter(), resolver,
-    // As server.ts configures it, with every level kept and the lines captured.
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'], stream },
-  });
-  await app.ready();
-  const secrets = new Secrets(config.secret);
-  return {
-    app, store: testStore.store, clock, secrets, config, resolver, logs,
-    async org() {
-      const n = ++counter;
-      const password = `password-${n}-${randomBytes(4).toString('hex')}`;
-      const result = await bootstrapOrg(testStore.store, secrets, {
-        org: `Delivery ${n}`, siteName: 'Delivery site', siteUrl: `https://d${n}.example`,
-        email: `owner${n}-${randomBytes(3).toString('hex')}@example.com`, password,
-      }, clock.now());
-      return { ...result, password };
-    },
-    async member(org, role) {
-      const email = `${role}-${randomBytes(4).toString('hex')}@example.com`;
-      const now = clock.now();
-      const userId = uuidv7();
-      await testStore.store.db.insertInto('users').values({ id: userId, email, password_hash: await (memberHash ??= hashPassword(MEMBER_PASSWORD)), name: null, created_at: now, updated_at: now }).execute();
-      await testStore.store.db.insertInto('memberships').values({ id: uuidv7(), org_id: org.org_id, user_id: userId, role, created_at: now, updated_at: now }).execute();
-      return email;
-    },
-    async login(email, password) {
-      const res = await app.inject({ method: 'POST', url: '/v1/auth/login', payload: { email, password } });
-      if (res.statusCode !== 200) throw new Error(`login failed: ${res.body}`);
-      return res.json().data.token as string;
-    },
-    deliveryDeps(workerResolver = resolver) {
-      return { store: testStore.store, clock, config, secrets: new Secrets(config.secret), policy: targetPolicy(config, workerResolver) };
-    },
-    async close() {
-      await app.close();
-      await testStore.drop();
-    },
-  };
+/**
+ * The harness the delivery suites use: the wall clock (Standard Webhooks receivers check the
+ * timestamp against real time), every log line kept at trace level, raised limits, and DNS
+ * from a table, so that nothing resolves unless a test lists it.
+ */
+export function deliveryOptions(options: HarnessOptions = {}): HarnessOptions {
+  return { wallClock: true, captureLogs: true, raisedLimits: true, resolver: tableResolver({}), ...options };
 }
 
 // ---------------------------------------------------------------- HTTP receiver
@@ -261,20 +183,16 @@ export async function eventually<T>(check: () => Promise<T | undefined | false> 
 
 /**
  * The hooks the delivery suites share: before each test a clean receiver and a clock at real
- * time (signatures carry real timestamps and receivers check them); at the end everything is
+ * time (signatures carry real timestamps and receivers check them); at the end the receiver is
  * closed, and nothing in the file ever tried to reach a non-loopback address.
  */
-export function deliverySuiteHooks(skip: boolean, parts: () => { h?: DeliveryHarness; receiver?: Receiver }) {
+export function deliverySuiteHooks(h: Harness, receiver: () => Receiver) {
   afterAll(async () => {
-    const { h, receiver } = parts();
-    await h?.close();
-    await receiver?.close();
+    await receiver()?.close();
     expect(guardViolations).toEqual([]);
   });
   beforeEach(() => {
-    if (skip) return;
-    const { h, receiver } = parts();
-    receiver!.reset();
-    h!.clock.set(Date.now());
+    receiver().reset();
+    h.clock.set(Date.now());
   });
 }

@@ -3,14 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import type { Store } from '../../src/store/db.ts';
-import { bearer, type Harness } from './harness.ts';
+import { bearer, type Harness, type Org } from './harness.ts';
 
 export const SEC = 1000;
 export const MIN = 60 * SEC;
 export const DAY = 24 * 60 * MIN;
-export const HIGH_LIMITS = { config: { rateLimits: { query: 1_000_000, manage: 1_000_000, ingest: 1_000_000, guide: 200 } } };
 
-export type Org = Awaited<ReturnType<Harness['org']>>;
+export type { Org };
 
 export const hex32 = () => randomBytes(16).toString('hex');
 

@@ -4,15 +4,14 @@
 // and the outbox read back.
 import { expect } from 'vitest';
 import { runCycle } from '../../src/pipeline/cycle.ts';
-import { bearer, type Harness } from './harness.ts';
+import { bearer, type Harness, type Org } from './harness.ts';
 
 export const MIN = 60_000;
 export const HOUR = 60 * MIN;
 export const DAY = 24 * HOUR;
 export const INTERVAL = 15 * MIN;
-export const HIGH_LIMITS = { rateLimits: { query: 1_000_000, manage: 1_000_000, ingest: 1_000_000, guide: 200 } };
 
-export type Org = Awaited<ReturnType<Harness['org']>>;
+export type { Org };
 
 export interface SignalSpec { type: string; element: string; label?: string; page?: string }
 export interface Visit {

@@ -79,8 +79,10 @@ type UpdateIssueInput = UpdateIssueBody & { issue_id: string; site_id?: string }
 /** Triage: an issue the credential may change (its org, its site for a site-scoped key; else 404). */
 export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } }: { ctx: ServiceContext; input: UpdateIssueInput }): Promise<IssueRecord> {
   const { auth, now } = ctx;
+  // A named site is checked as on every route: a sibling of a site-scoped key's own site is 403.
+  const named = site_id ? await resolveSite(ctx, site_id) : null;
   const found = await rowInTenant(ctx, 'ux_issues', issue_id, 'Issue');
-  if (site_id && found.site_id !== site_id.toLowerCase()) throw new AppError('not_found', 'Issue not found');
+  if (named && found.site_id !== named.id) throw new AppError('not_found', 'Issue not found');
   const siteId = found.site_id;
   const actor = actorOf(auth).label;
   return ctx.db.transaction().execute(async (trx) => {
