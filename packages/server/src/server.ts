@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { buildApp, type App } from './app.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './http/rate-limit.ts';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './store/rate-limit.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { startWorker } from './worker.ts';

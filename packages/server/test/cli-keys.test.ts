@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES } from '../src/auth/api-keys.ts';
 import { buildApp, type App } from '../src/app.ts';
 import { ManualClock } from '../src/clock.ts';
-import { MemoryRateLimiter } from '../src/http/rate-limit.ts';
+import { MemoryRateLimiter } from '../src/store/rate-limit.ts';
 import { createTestStore, testConfig, type TestStore, eachDialect } from './helpers/harness.ts';
 
 const BIN = resolve(import.meta.dirname, '../bin/mallard.js');

@@ -5,7 +5,7 @@ import { buildApp } from '../src/app.ts';
 import { Secrets } from '../src/auth/secrets.ts';
 import { ManualClock } from '../src/clock.ts';
 import { bootstrapOrg } from '../src/features/orgs/bootstrap.ts';
-import { MemoryRateLimiter } from '../src/http/rate-limit.ts';
+import { MemoryRateLimiter } from '../src/store/rate-limit.ts';
 import { bearer, createTestStore, T0, TEST_SECRET, testConfig, eachDialect, useHarness, type Org } from './helpers/harness.ts';
 
 eachDialect('HTTP core', ({ name, skip }) => {

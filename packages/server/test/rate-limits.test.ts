@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig } from '../src/config.ts';
 import { MINUTE_MS as MINUTE } from '../src/domain/time.ts';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../src/http/rate-limit.ts';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from '../src/store/rate-limit.ts';
 import { bearer, createHarness, eachDialect, useHarness } from './helpers/harness.ts';
 import { redisAvailable, TEST_REDIS_URL } from './helpers/services.ts';
 

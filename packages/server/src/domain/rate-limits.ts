@@ -1,19 +1,12 @@
 // The limits that guard credentials, in one place for every face: failed authentications
 // per client IP (the HTTP hooks and ingest share one lockout) and logins per email and IP.
-// Counters come from an injected RateLimiter (memory or Redis, see http/rate-limit.ts).
+// Counters come from an injected RateLimiter (memory or Redis, see store/rate-limit.ts).
+import type { Hit, RateLimiter } from '../store/rate-limit.ts';
 import type { AuthContext } from './context.ts';
 import { AppError } from './errors.ts';
 import { MINUTE_MS } from './time.ts';
 
-export interface Hit { allowed: boolean; limit: number; remaining: number; resetAt: number }
 
-export interface RateLimiter {
-  /** Counts one request unless the window is already full. */
-  hit(bucket: string, limit: number, windowMs: number, now: number): Promise<Hit>;
-  /** The current count, without counting. */
-  peek(bucket: string, windowMs: number, now: number): Promise<number>;
-  close(): Promise<void>;
-}
 
 export const FAILED_AUTH_PER_MIN = 30;
 export const LOGIN_PER_MIN = 10;

@@ -6,7 +6,7 @@ import type { Config } from '../config.ts';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
 import type { Secrets } from '../auth/secrets.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { RateLimiter } from '../store/rate-limit.ts';
 import type { Metrics } from './metrics.ts';
 import type { IngestWriter } from '../ingest/store-batch.ts';
 import type { Resolver, TargetPolicy } from '../delivery/targets.ts';

@@ -2,7 +2,8 @@
 // limits (failed authentications, logins) live in domain/rate-limits.ts, shared with ingest.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from './app-types.ts';
-import { rateLimited, type Hit } from '../domain/rate-limits.ts';
+import { rateLimited } from '../domain/rate-limits.ts';
+import type { Hit } from '../store/rate-limit.ts';
 import { MINUTE_MS } from '../domain/time.ts';
 
 export function setRateLimitHeaders(reply: FastifyReply, hit: Hit, now: number) {

@@ -7,7 +7,7 @@
 import { buildApp, type App } from '../app.ts';
 import { ManualClock } from '../clock.ts';
 import type { Config } from '../config.ts';
-import { MemoryRateLimiter } from '../http/rate-limit.ts';
+import { MemoryRateLimiter } from '../store/rate-limit.ts';
 import type { Store } from '../store/db.ts';
 import { runCycle } from '../pipeline/cycle.ts';
 import { runDeliveryOnce } from '../delivery/worker.ts';

@@ -21,7 +21,7 @@ import { Secrets } from '../../src/auth/secrets.ts';
 import type { Role } from '../../src/domain/context.ts';
 import { systemResolver, targetPolicy, type Resolver } from '../../src/delivery/targets.ts';
 import type { DeliveryDeps } from '../../src/delivery/worker.ts';
-import { MemoryRateLimiter, type RateLimiter } from '../../src/http/rate-limit.ts';
+import { MemoryRateLimiter, type RateLimiter } from '../../src/store/rate-limit.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import { bootstrapOrg, type BootstrapResult } from '../../src/features/orgs/bootstrap.ts';

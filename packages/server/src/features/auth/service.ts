@@ -7,7 +7,8 @@ import { JWT_DEFAULT_SECONDS, signUserToken } from '../../auth/jwt.ts';
 import type { Secrets } from '../../auth/secrets.ts';
 import type { PublicContext, ServiceContext } from '../../domain/context.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
-import { enforceLoginLimit, type RateLimiter } from '../../domain/rate-limits.ts';
+import { enforceLoginLimit } from '../../domain/rate-limits.ts';
+import type { RateLimiter } from '../../store/rate-limit.ts';
 import { assertUuid } from '../../domain/tenancy.ts';
 import type { LoginBody, SetPasswordBody } from './schemas.ts';
 

@@ -2,10 +2,17 @@
 // A refused request is not counted, and windows are aligned to the injected clock, so tests
 // choose exactly where a window starts.
 import type { Redis } from 'ioredis';
-import type { Hit, RateLimiter } from '../domain/rate-limits.ts';
 
-// The interface lives in the domain, where the credential limits use it.
-export type { Hit, RateLimiter };
+/** One counted request: whether it is allowed, and the window's numbers for the headers. */
+export interface Hit { allowed: boolean; limit: number; remaining: number; resetAt: number }
+
+export interface RateLimiter {
+  /** Counts one request unless the window is already full. */
+  hit(bucket: string, limit: number, windowMs: number, now: number): Promise<Hit>;
+  /** The current count, without counting. */
+  peek(bucket: string, windowMs: number, now: number): Promise<number>;
+  close(): Promise<void>;
+}
 
 const windowStart = (now: number, windowMs: number) => Math.floor(now / windowMs) * windowMs;
 
