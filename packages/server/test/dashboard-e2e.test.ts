@@ -3,11 +3,11 @@
 // traffic (the demo's generator, through the real ingest route and pipeline). One browser and
 // one server for the whole file. Screenshots of every screen at 1280x720 and 390 px wide go
 // to packages/server/test-output/dashboard/ (git-ignored) for a person to look at.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { systemClock } from '../src/clock.ts';
 import { Secrets } from '../src/auth/secrets.ts';
@@ -16,15 +16,9 @@ import { generatePlan } from '../src/simulate/generate.ts';
 import { seedStore } from '../src/simulate/run.ts';
 import { DASHBOARD_CSP } from '../src/features/dashboard/routes.ts';
 import { testConfig, TEST_SECRET } from './helpers/harness.ts';
+import { chromiumAvailable, launchChromium } from './helpers/services.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
-const chromiumAvailable = existsSync(CHROMIUM);
-if (!chromiumAvailable) {
-  const line = `Chromium is not installed at ${CHROMIUM}`;
-  if (IN_CI) throw new Error(`CI=true and ${line}: failing instead of skipping`);
-  console.warn(`SKIPPING the dashboard end-to-end suite: ${line}`);
-}
+const chromiumReady = chromiumAvailable('dashboard end-to-end suite');
 
 const SHOTS = new URL('../test-output/dashboard/', import.meta.url).pathname;
 const OWNER = { email: 'owner@shop.example', password: 'owner-password-1' };
@@ -35,7 +29,7 @@ const NARROW = { width: 390, height: 844 };
 interface Point { vx: number; vy: number; signal: string; el?: string }
 
 // A busy two-core machine can take a while over every screen at two widths.
-describe.skipIf(!chromiumAvailable)('the dashboard in Chromium against a real server', { timeout: 120_000 }, () => {
+describe.skipIf(!chromiumReady)('the dashboard in Chromium against a real server', { timeout: 120_000 }, () => {
   let dir: string;
   let server: RunningServer;
   let org: BootstrapResult;
@@ -102,7 +96,7 @@ describe.skipIf(!chromiumAvailable)('the dashboard in Chromium against a real se
     const invited = await api('POST', '/manage/members', { email: VIEWER.email, role: 'viewer' });
     const set = await fetch(`${server.url}/v1/auth/set-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: invited.body.data.invitation.token, password: VIEWER.password }) });
     expect(set.status).toBe(200);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
     owner = await newTab();
   }, 180_000);
 

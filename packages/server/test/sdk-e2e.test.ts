@@ -11,28 +11,22 @@
 // 1 error_encounter (#apply: one signal per user action); nothing for the link.
 // /shop: 3 active users; rage 3 x 25 = 75 beats disabled 3 x 20 and error 3 x 20, so
 // rage_click is the dominant signal. Each cluster has 3 fires from 3 sessions: 3 issues.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../src/server.ts';
 import { systemClock } from '../src/clock.ts';
 import { Secrets } from '../src/auth/secrets.ts';
 import { bootstrapOrg, type BootstrapResult } from '../src/features/orgs/bootstrap.ts';
 import { runCycle } from '../src/pipeline/cycle.ts';
 import { testConfig, TEST_SECRET } from './helpers/harness.ts';
+import { chromiumAvailable, launchChromium } from './helpers/services.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
-const chromiumAvailable = existsSync(CHROMIUM);
-if (!chromiumAvailable) {
-  const line = `Chromium is not installed at ${CHROMIUM}`;
-  if (IN_CI) throw new Error(`CI=true and ${line}: failing instead of skipping`);
-  console.warn(`SKIPPING the SDK end-to-end suite: ${line}`);
-}
+const chromiumReady = chromiumAvailable('SDK end-to-end suite');
 
 // A real visitor's browser: the headless marker would (rightly) get the batches dropped as a bot's.
 const USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
@@ -62,7 +56,7 @@ document.getElementById('coupon').addEventListener('submit', async (e) => {
 
 interface Api { get(path: string): Promise<any> }
 
-describe.skipIf(!chromiumAvailable)('the SDK in Chromium against a real server', () => {
+describe.skipIf(!chromiumReady)('the SDK in Chromium against a real server', () => {
   let dir: string;
   let server: RunningServer;
   let org: BootstrapResult;
@@ -98,7 +92,7 @@ describe.skipIf(!chromiumAvailable)('the SDK in Chromium against a real server',
     });
     await new Promise<void>((resolve) => fixture.listen(0, '127.0.0.1', resolve));
     shop = `http://127.0.0.1:${(fixture.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

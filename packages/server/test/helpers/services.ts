@@ -1,6 +1,8 @@
 // Which backing services the suite can use. Outside CI an unreachable PostgreSQL or Redis
 // skips its suites with a visible line; under CI=true it fails the run instead.
+import { existsSync } from 'node:fs';
 import pg from 'pg';
+import { chromium, type Browser } from 'playwright-core';
 import { Redis } from 'ioredis';
 
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
@@ -42,3 +44,18 @@ export const DIALECTS: { name: DialectName; skip: boolean }[] = [
   { name: 'sqlite', skip: false },
   { name: 'postgres', skip: !postgresAvailable },
 ];
+
+/** Debian's Chromium, driven by playwright-core; never a downloaded browser. */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
+
+/** Whether a browser suite can run; without Chromium it skips with a line (and fails under CI). */
+export function chromiumAvailable(suite: string): boolean {
+  if (existsSync(CHROMIUM)) return true;
+  const line = `Chromium is not installed at ${CHROMIUM}`;
+  if (IN_CI) throw new Error(`CI=true and ${line}: failing instead of skipping`);
+  console.warn(`SKIPPING the ${suite}: ${line}`);
+  return false;
+}
+
+export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
