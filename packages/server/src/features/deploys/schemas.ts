@@ -1,7 +1,7 @@
 // The deploy routes' inputs and answers; the services (and the MCP tools) take and return the
 // same shapes.
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, PagingQuery, Uuid, SiteIdParam } from '../../domain/schema-parts.ts';
+import { IsoTime, Nullable, NullableIsoTime, PagingQuery, Uuid, SiteIdParam } from '../../domain/schema-parts.ts';
 import { DeployRecord } from '../../domain/records/deploy.ts';
 
 export const CreateDeployBody = Type.Object({
@@ -35,3 +35,25 @@ export const RelatedIssue = Type.Object({
 
 export const DeployList = Type.Object({ deploys: Type.Array(DeployRecord), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() });
 export const DeployDetail = Type.Intersect([DeployRecord, Type.Object({ related_issues: Type.Array(RelatedIssue) })]);
+
+export const CheckDeployQuery = Type.Object({
+  site_id: Type.Optional(SiteIdParam),
+  deploy_id: Type.Optional(Type.String({ maxLength: 64, description: 'The deploy id (a UUID); default the latest deploy of the site' })),
+});
+
+const Verdict = <T extends readonly string[]>(words: T) => Type.Union(words.map((w) => Type.Literal(w)));
+
+export const DeployCheck = Type.Object({
+  deploy: Type.Object({
+    id: Uuid, version: Type.String(), environment: Type.String(), deployed_at: IsoTime,
+    confusion_before: Type.Number(), confusion_after: Nullable(Type.Number()), delta: Nullable(Type.Number()), after_computed_at: NullableIsoTime,
+  }),
+  verdict: Verdict(['PASS', 'WARN', 'FAIL', 'PENDING'] as const),
+  reasons: Type.Array(Type.String()),
+  thresholds: Type.Object({ warn_delta: Type.Number(), fail_delta: Type.Number() }),
+  pages: Type.Array(Type.Object({
+    page: Type.String(), before: Nullable(Type.Number()), after: Type.Number(), delta: Type.Number(),
+    verdict: Verdict(['PASS', 'WARN', 'FAIL'] as const), reason: Type.String(),
+  }), { description: 'Each page scored after the deploy, biggest rise first' }),
+  new_critical_issues: Type.Array(RelatedIssue),
+});
