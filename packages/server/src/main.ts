@@ -1,4 +1,6 @@
 // The `mallard` CLI. Every command has --help; bad arguments exit non-zero with one line.
+// What only one command needs is imported by that command, so `mallard worker` never loads
+// the HTTP app (Fastify, the routes) that `serve` and `simulate` use.
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadConfig } from './config.ts';
 import { systemClock } from './clock.ts';
@@ -7,14 +9,11 @@ import { PASSWORD_MAX, PASSWORD_MIN } from './auth/passwords.ts';
 import { AppError } from './domain/errors.ts';
 import { openStore } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
-import { serveWithDemo } from './demo/serve.ts';
-import { progressBars } from './simulate/progress.ts';
-import { runSimulate, type SimulateCliOptions } from './simulate/cli.ts';
+import type { SimulateCliOptions } from './simulate/cli.ts';
 import { startWorker } from './worker.ts';
 import { activeSiteIds, runCycle } from './pipeline/cycle.ts';
 import { pino } from 'pino';
 import { Presets, SingleBar } from 'cli-progress';
-import { bootstrapOrg } from './features/orgs/bootstrap.ts';
 import { KEYS_CREATE_DEFAULT_SCOPES, runKeysCreate, type KeysCreateOptions } from './features/keys/cli.ts';
 
 class UsageError extends Error {}
@@ -49,6 +48,8 @@ program.command('serve')
   .option('--no-worker', 'serve the API only; run `mallard worker` separately for the pipeline and deliveries')
   .action(async (opts: { worker: boolean }) => {
     const config = loadConfig();
+    const { serveWithDemo } = await import('./demo/serve.ts');
+    const { progressBars } = await import('./simulate/progress.ts');
     const bars = progressBars();
     const { server, stop } = await serveWithDemo(config, systemClock, {
       worker: opts.worker,
@@ -67,8 +68,12 @@ program.command('worker')
     await migrateToLatest(store.db);
     const log = pino({ level: config.logLevel });
     const worker = startWorker(store, systemClock, config, log);
+    // The worker's timers never hold the process open (serve's listening socket does): this
+    // does, until a signal stops it.
+    const running = setInterval(() => {}, 1 << 30);
     log.info(`Mallard worker running: a cycle every ${config.pipelineIntervalMs / 60_000} min`);
     stopOnSignal(log, async () => {
+      clearInterval(running);
       await worker.stop();
       await store.close();
     });
@@ -136,6 +141,7 @@ program.command('simulate')
   .option('--no-pipeline', 'with --site: store the traffic only (no pipeline backfill, deploys or fixes)')
   .option('--ndjson', 'print the batches as JSON lines instead of sending them')
   .action(async (opts: SimulateCliOptions) => {
+    const { runSimulate } = await import('./simulate/cli.ts');
     await runSimulate(opts, () => loadConfig(), systemClock, (message) => new UsageError(message));
   });
 
@@ -181,6 +187,7 @@ program.command('bootstrap')
     const store = openStore(config.databaseUrl);
     try {
       await migrateToLatest(store.db);
+      const { bootstrapOrg } = await import('./features/orgs/bootstrap.ts');
       const result = await bootstrapOrg(store, new Secrets(config.secret), {
         org: opts.org, siteName: opts.siteName, siteUrl: opts.siteUrl, email: opts.email, password: opts.password,
       }, systemClock.now());

@@ -158,6 +158,32 @@ describe.each(DIALECTS)('mallard CLI on $name', ({ name, skip }) => {
   });
 });
 
+describe('mallard worker', () => {
+  it('keeps running until SIGTERM, then stops gracefully with exit code 0', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'mallard-worker-'));
+    const child = spawn(process.execPath, [BIN, 'worker'], {
+      cwd,
+      env: { PATH: process.env.PATH, MALLARD_SECRET: SECRET, LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    await new Promise<void>((started, reject) => {
+      child.stdout.on('data', (chunk) => {
+        output += chunk;
+        if (output.includes('Mallard worker running')) started();
+      });
+      child.once('exit', (code) => reject(new Error(`worker exited early with ${code}: ${output}`)));
+    });
+    // Its timers do not hold the process open; the worker must not end once they are idle.
+    await new Promise((resolveWait) => setTimeout(resolveWait, 1500));
+    expect(child.exitCode).toBeNull();
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(output).toContain('SIGTERM received');
+  });
+});
+
 describe('mallard serve', () => {
   it('serves, then stops gracefully on SIGTERM with exit code 0', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'mallard-serve-'));

@@ -6,11 +6,12 @@ import type { Kysely } from 'kysely';
 import type { Secrets } from '../auth/secrets.ts';
 import type { Config } from '../config.ts';
 import type { AlertsTable, Database } from '../store/tables.ts';
-import { integrationConfig } from '../features/integrations/routes.ts';
+import { integrationConfig } from '../domain/integrations.ts';
+import type { Payload } from '../events/jobs.ts';
 import { postJson, type SendResult } from './http-post.ts';
 import type { TargetPolicy } from './targets.ts';
 
-export interface NotifyPayload { alert_id: string; event: string; slack_channel: string | null; recipients: string[] | null }
+export type Channel = 'slack' | 'pagerduty' | 'email';
 export interface ChannelDeps { db: Kysely<Database>; secrets: Secrets; config: Config; policy: TargetPolicy }
 interface AlertView extends AlertsTable { rule_name: string | null }
 
@@ -59,8 +60,8 @@ export function emailMessage(a: AlertView, config: Config) {
 
 const failed = (error: string): SendResult => ({ ok: false, statusCode: null, latencyMs: 0, error, body: '' });
 
-/** Sends one notification; `no_integration` when the channel is not set up (not retried). */
-export async function sendNotification(channel: string, payload: NotifyPayload, deps: ChannelDeps): Promise<SendResult & { final?: boolean }> {
+/** Sends one notification within `timeoutMs`; `no_integration` when the channel is not set up (final: not retried). */
+export async function sendNotification(channel: Channel, payload: Payload<'notify.slack'>, deps: ChannelDeps, timeoutMs: number): Promise<SendResult & { final?: boolean }> {
   const alert = await deps.db.selectFrom('alerts').leftJoin('alert_rules', 'alert_rules.id', 'alerts.rule_id')
     .selectAll('alerts').select('alert_rules.name as rule_name').where('alerts.id', '=', payload.alert_id).executeTakeFirst();
   if (!alert) return { ...failed('alert deleted'), final: true };
@@ -68,8 +69,8 @@ export async function sendNotification(channel: string, payload: NotifyPayload, 
     const config = await integrationConfig(deps.db, deps.secrets, alert.site_id, 'slack');
     if (!config) return { ...failed('no_integration'), final: true };
     const message = slackMessage(alert, deps.config);
-    if (config.webhook_url) return postJson(config.webhook_url, JSON.stringify(message), {}, deps.policy);
-    const result = await postJson(`${deps.config.providers.slackApi}/chat.postMessage`, JSON.stringify({ channel: payload.slack_channel ?? config.channel, ...message }), { authorization: `Bearer ${config.bot_token}` }, deps.policy);
+    if ('webhook_url' in config) return postJson(config.webhook_url, JSON.stringify(message), {}, deps.policy, timeoutMs);
+    const result = await postJson(`${deps.config.providers.slackApi}/chat.postMessage`, JSON.stringify({ channel: payload.slack_channel ?? config.channel, ...message }), { authorization: `Bearer ${config.bot_token}` }, deps.policy, timeoutMs);
     // Slack's Web API answers 200 with ok: false on errors.
     if (result.ok && !/"ok"\s*:\s*true/.test(result.body)) return { ...result, ok: false, error: `slack: ${result.body.slice(0, 200)}` };
     return result;
@@ -78,27 +79,24 @@ export async function sendNotification(channel: string, payload: NotifyPayload, 
     const config = await integrationConfig(deps.db, deps.secrets, alert.site_id, 'pagerduty');
     if (!config) return { ...failed('no_integration'), final: true };
     const event = pagerdutyEvent(alert, config.routing_key, payload.event === 'resolved' ? 'resolve' : 'trigger');
-    return postJson(deps.config.providers.pagerdutyEvents, JSON.stringify(event), {}, deps.policy);
+    return postJson(deps.config.providers.pagerdutyEvents, JSON.stringify(event), {}, deps.policy, timeoutMs);
   }
-  if (channel === 'email') {
-    if (!deps.config.smtpUrl) return { ...failed('no_integration'), final: true };
-    let recipients = payload.recipients;
-    if (!recipients?.length) {
-      const members = await deps.db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id').innerJoin('sites', 'sites.org_id', 'memberships.org_id')
-        .select('users.email').where('sites.id', '=', alert.site_id).where('memberships.role', 'in', ['member', 'admin', 'owner']).execute();
-      recipients = members.map((m) => m.email);
-    }
-    if (!recipients.length) return { ...failed('no recipients'), final: true };
-    const started = Date.now();
-    try {
-      const transport = nodemailer.createTransport(deps.config.smtpUrl);
-      const message = emailMessage(alert, deps.config);
-      await transport.sendMail({ from: 'Mallard <alerts@mallard.invalid>', to: recipients, ...message });
-      transport.close();
-      return { ok: true, statusCode: 250, latencyMs: Date.now() - started, error: null, body: '' };
-    } catch (err) {
-      return { ok: false, statusCode: null, latencyMs: Date.now() - started, error: (err as Error).message, body: '' };
-    }
+  if (!deps.config.smtpUrl) return { ...failed('no_integration'), final: true };
+  let recipients = payload.recipients;
+  if (!recipients?.length) {
+    const members = await deps.db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id').innerJoin('sites', 'sites.org_id', 'memberships.org_id')
+      .select('users.email').where('sites.id', '=', alert.site_id).where('memberships.role', 'in', ['member', 'admin', 'owner']).execute();
+    recipients = members.map((m) => m.email);
   }
-  return { ...failed(`unknown channel ${channel}`), final: true };
+  if (!recipients.length) return { ...failed('no recipients'), final: true };
+  const started = Date.now();
+  try {
+    const transport = nodemailer.createTransport({ url: deps.config.smtpUrl, connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs });
+    const message = emailMessage(alert, deps.config);
+    await transport.sendMail({ from: 'Mallard <alerts@mallard.invalid>', to: recipients, ...message });
+    transport.close();
+    return { ok: true, statusCode: 250, latencyMs: Date.now() - started, error: null, body: '' };
+  } catch (err) {
+    return { ok: false, statusCode: null, latencyMs: Date.now() - started, error: (err as Error).message, body: '' };
+  }
 }

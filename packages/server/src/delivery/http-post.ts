@@ -4,9 +4,10 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { AppError } from '../domain/errors.ts';
+import { SEND_TIMEOUT_MS } from '../events/jobs.ts';
 import { checkTarget, type TargetPolicy } from './targets.ts';
 
-export const SEND_TIMEOUT_MS = 10_000;
+export { SEND_TIMEOUT_MS };
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export interface SendResult { ok: boolean; statusCode: number | null; latencyMs: number; error: string | null; body: string }

@@ -10,7 +10,7 @@ import { alertRuleRoutes } from './alert-rules/routes.ts';
 import { alertRoutes } from './alerts/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { integrationRoutes } from './integrations/routes.ts';
-import { ticketRoutes } from './issues/tickets.ts';
+import { ticketRoutes } from './tickets/routes.ts';
 import { mcpContextRoutes } from './mcp-context/routes.ts';
 import { revenueRoutes } from './revenue/routes.ts';
 import { publicSdkConfigRoutes, sdkConfigRoutes } from './sdk-config/routes.ts';

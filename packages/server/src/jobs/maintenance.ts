@@ -1,15 +1,14 @@
 // Housekeeping that runs inside `mallard serve`: expired raw data and deleted sites' data,
 // once at start and then every hour. Runs never overlap.
-import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
 import { purgeDeletedSites } from './purge-sites.ts';
 import { purgeExpiredRawData } from './retention.ts';
-import { runPeriodically, type Periodic } from './periodic.ts';
+import { runPeriodically, type JobLog, type Periodic } from './periodic.ts';
 
 export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
 
-export function startMaintenance(store: Store, clock: Clock, retentionDays: number, log: FastifyBaseLogger): Periodic {
+export function startMaintenance(store: Store, clock: Clock, retentionDays: number, log: JobLog): Periodic {
   return runPeriodically(MAINTENANCE_INTERVAL_MS, async () => {
     const expired = await purgeExpiredRawData(store, clock.now(), retentionDays);
     const deleted = await purgeDeletedSites(store);

@@ -1,7 +1,12 @@
 // A task run on a timer that never overlaps itself: a tick that finds the last run still going
 // skips. stop() clears the timer and waits for a run in progress. The timer never keeps the
 // process alive on its own.
+import type { Log } from '../domain/context.ts';
+
 export interface Periodic { stop(): Promise<void> }
+
+/** What background jobs log through: pino's shape, as `mallard worker` and the server's own logger have it. */
+export interface JobLog extends Log { debug(obj: object, msg?: string): void }
 
 export function runPeriodically(everyMs: number, task: () => Promise<unknown>, onError: (err: Error) => void, options: { now?: boolean } = {}): Periodic {
   let running: Promise<void> | null = null;

@@ -6,8 +6,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Kysely } from 'kysely';
 import type { AlertRulesTable, AlertsTable, Database } from '../store/tables.ts';
-import { queueEvent } from '../events/outbox.ts';
-import { toAlertRecord } from '../domain/records/alert.ts';
+import { notify } from '../events/alert-notifications.ts';
 import type { TriggerType } from '../domain/alert-triggers.ts';
 import { revenueAtRisk } from './revenue.ts';
 import { matchesPattern } from './budgets.ts';
@@ -18,6 +17,9 @@ import { DEFAULT_CONVERSION_EVENTS } from '../domain/site-settings.ts';
 import { ACTIVE_ALERT_STATUSES } from '../domain/statuses.ts';
 import { DAY_MS } from '../domain/time.ts';
 
+
+// The channel tests fire alerts through this module, as the step does.
+export { notify };
 
 export interface AlertStepResult { fired: number; stillFiring: number }
 
@@ -121,33 +123,6 @@ async function evaluateSiteRule(db: Kysely<Database>, rule: AlertRulesTable, sit
   let previous = 0;
   for (let day = 1; day <= 7; day++) previous += await count(cycleAt - day * DAY_MS - windowMs, cycleAt - day * DAY_MS);
   return evaluateSite(toRule(rule), { revenueAtRisk: null, previousRevenueAtRisk: null, conversions, expectedConversions: previous / 7 });
-}
-
-/** Queues the alert's notifications on the rule's channels (mcp has no push: the API shows it). */
-export async function notify(trx: Kysely<Database>, rule: Pick<AlertRulesTable, 'name' | 'channels' | 'slack_channel' | 'config' | 'trigger_type'>, alert: AlertsTable, event: 'fired' | 'acknowledged' | 'investigating' | 'resolved', now: number) {
-  const channels = JSON.parse(rule.channels) as string[];
-  const sent: string[] = [];
-  if (channels.includes('webhook')) {
-    // Webhook receivers get the alert exactly as GET /v1/query/alerts/{id} lists it.
-    const record = toAlertRecord({ ...alert, rule_name: rule.name });
-    await queueEvent(trx, alert.site_id, `alert.${event}`, record, now);
-    if (event === 'fired' && rule.trigger_type === 'spike') await queueEvent(trx, alert.site_id, 'score.spike', record, now);
-    sent.push('webhook');
-  }
-  for (const channel of ['slack', 'email', 'pagerduty'] as const) {
-    if (!channels.includes(channel)) continue;
-    // Slack and email speak when an alert fires; PagerDuty also resolves its incident.
-    if (event !== 'fired' && !(channel === 'pagerduty' && event === 'resolved')) continue;
-    await trx.insertInto('outbox').values({
-      id: uuidv7(), site_id: alert.site_id, kind: `notify.${channel}`,
-      payload: JSON.stringify({ alert_id: alert.id, event, slack_channel: rule.slack_channel, recipients: (JSON.parse(rule.config) as { recipients?: string[] }).recipients ?? null }),
-      status: 'pending', attempts: 0, next_attempt_at: now, created_at: now, processed_at: null,
-    }).execute();
-    sent.push(channel);
-  }
-  if (sent.length) {
-    await trx.insertInto('alert_timeline').values({ id: uuidv7(), alert_id: alert.id, kind: 'notification_queued', message: `Notification queued: ${sent.join(', ')}`, details: JSON.stringify({ channels: sent, event }), created_at: now }).execute();
-  }
 }
 
 async function record(db: Kysely<Database>, rule: AlertRulesTable, page: string, score: number | null, firing: Firing, cycleAt: number, result: AlertStepResult) {

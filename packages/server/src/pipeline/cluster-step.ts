@@ -5,7 +5,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { sql, type Kysely } from 'kysely';
 import type { Database, UxIssuesTable } from '../store/tables.ts';
-import { queueEvent } from '../events/outbox.ts';
+import { enqueue, eventJob } from '../events/jobs.ts';
 import { toIssueRecord } from '../domain/records/issue.ts';
 import { CLUSTER_WINDOW_MS, fingerprint, isCluster, issueTitle, severityOf, severityScore } from './issues.ts';
 import { weightResolver } from '../domain/signals.ts';
@@ -82,7 +82,7 @@ export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt:
         };
         await trx.insertInto('ux_issues').values(row).execute();
         await trx.insertInto('issue_activity').values({ id: uuidv7(), issue_id: row.id, actor: 'mallard', kind: 'created', message: `Detected: ${fires} signals from ${sessions} sessions in 24 hours`, from_status: null, to_status: 'open', created_at: cycleAt }).execute();
-        await queueEvent(trx, siteId, 'issue.created', toIssueRecord(row), cycleAt);
+        await enqueue(trx, eventJob(siteId, 'issue.created', toIssueRecord(row), cycleAt), cycleAt);
         existing.set(fp, row);
         created++;
       } else {

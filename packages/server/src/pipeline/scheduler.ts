@@ -1,15 +1,14 @@
 // Runs a cycle for every site at each multiple of the interval (UTC), inside `mallard serve`
 // or `mallard worker`. A tick that finds the previous round still running waits for it;
 // claims in the store keep several schedulers from running the same site at once.
-import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
-import { runPeriodically, type Periodic } from '../jobs/periodic.ts';
+import { runPeriodically, type JobLog, type Periodic } from '../jobs/periodic.ts';
 import { activeSiteIds, cycleTimeAt, runCycle } from './cycle.ts';
 
 const TICK_MS = 10_000;
 
-export function startScheduler(store: Store, clock: Clock, intervalMs: number, log: FastifyBaseLogger): Periodic {
+export function startScheduler(store: Store, clock: Clock, intervalMs: number, log: JobLog): Periodic {
   let lastCycle = cycleTimeAt(clock.now(), intervalMs) - intervalMs;
   return runPeriodically(TICK_MS, async () => {
     const due = cycleTimeAt(clock.now(), intervalMs);

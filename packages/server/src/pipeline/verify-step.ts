@@ -7,7 +7,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { OPEN_ISSUE_STATUSES } from '../domain/statuses.ts';
 import { sql, type Kysely } from 'kysely';
 import type { Database, UxIssuesTable } from '../store/tables.ts';
-import { queueEvent } from '../events/outbox.ts';
+import { enqueue, eventJob } from '../events/jobs.ts';
 import { toIssueRecord } from '../domain/records/issue.ts';
 import { CLUSTER_WINDOW_MS, isCluster, REGRESSED_AT_LEAST, verdict } from './issues.ts';
 import { issueRate } from './issue-rates.ts';
@@ -38,7 +38,7 @@ async function setStatus(
     await writeRecord(trx);
     if (Number(moved.numUpdatedRows) === 0) return false;
     await trx.insertInto('issue_activity').values({ id: uuidv7(), issue_id: issue.id, actor: 'mallard', kind: 'status', message, from_status: issue.status, to_status: status, created_at: cycleAt }).execute();
-    await queueEvent(trx, issue.site_id, status === 'verified' ? 'issue.verified' : 'issue.regressed', toIssueRecord({ ...issue, status, status_changed_at: cycleAt, updated_at: cycleAt }), cycleAt);
+    await enqueue(trx, eventJob(issue.site_id, status === 'verified' ? 'issue.verified' : 'issue.regressed', toIssueRecord({ ...issue, status, status_changed_at: cycleAt, updated_at: cycleAt }), cycleAt), cycleAt);
     return true;
   });
 }

@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Kysely } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import { recordAudit } from '../../audit/record.ts';
-import { queueEvent } from '../../events/outbox.ts';
+import { enqueue, eventJob } from '../../events/jobs.ts';
 import type { ServiceContext } from '../../domain/context.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { cleanHttpUrl } from '../../domain/clean-input.ts';
@@ -78,7 +78,7 @@ export async function recordDeploy({ ctx, input }: { ctx: ServiceContext; input:
         active_users_after: 0, started_at: deployedAt, decided_at: null, created_at: now,
       }).execute();
     }
-    await queueEvent(trx, site.id, 'deploy.recorded', record, now);
+    await enqueue(trx, eventJob(site.id, 'deploy.recorded', record, now), now);
     await recordAudit(trx, auth, { action: 'deploy.recorded', targetType: 'deploy', targetId: row.id, siteId: site.id, details: { version: row.version, environment } }, now);
   });
   return record;

@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { sql } from 'kysely';
 import { iso, isoOrNull } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
-import { queueEvent } from '../../events/outbox.ts';
+import { enqueue, eventJob } from '../../events/jobs.ts';
 import { actorOf, type ServiceContext } from '../../domain/context.ts';
 import { resolveSite, rowInTenant } from '../../domain/tenancy.ts';
 import { AppError } from '../../domain/errors.ts';
@@ -115,7 +115,7 @@ export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } 
     if (activity.length) {
       // One event per change: the specific one where it exists, otherwise issue.updated.
       const type = next.status !== issue.status && next.status === 'verified' ? 'issue.verified' : 'issue.updated';
-      await queueEvent(trx, siteId, type, toIssueRecord(next), now);
+      await enqueue(trx, eventJob(siteId, type, toIssueRecord(next), now), now);
     }
     await recordAudit(trx, auth, { action: 'issue.updated', targetType: 'issue', targetId: issue.id, siteId, details: { fields: Object.keys(input) } }, now);
     return toIssueRecord(next);

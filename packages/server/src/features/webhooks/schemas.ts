@@ -1,0 +1,34 @@
+// The webhook routes' schemas: what they take and what they answer.
+import { Type, type Static } from '@sinclair/typebox';
+import { EVENT_TYPES } from '../../events/jobs.ts';
+import { IsoTime, PagingQuery, Uuid } from '../../domain/schema-parts.ts';
+
+const Events = Type.Array(Type.Union(EVENT_TYPES.map((e) => Type.Literal(e))), { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true });
+
+export const WebhookRecord = Type.Object({
+  id: Uuid, site_id: Uuid, url: Type.String(), events: Type.Array(Type.String()), enabled: Type.Boolean(), created_at: IsoTime, updated_at: IsoTime,
+});
+export const DeliveryRecord = Type.Record(Type.String(), Type.Unknown());
+
+export const ListWebhooksQuery = Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) });
+export const WebhookParams = Type.Object({ id: Type.String() });
+export const DeliveryParams = Type.Object({ id: Type.String(), delivery_id: Type.String() });
+
+export const CreateWebhookBody = Type.Object({
+  site_id: Type.Optional(Type.String({ maxLength: 64 })),
+  url: Type.String({ minLength: 1, maxLength: 2048 }),
+  events: Events,
+  secret: Type.Optional(Type.String({ minLength: 16, maxLength: 256 })),
+  enabled: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
+
+export const UpdateWebhookBody = Type.Object({
+  url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })), events: Type.Optional(Events), enabled: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false, minProperties: 1 });
+export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
+
+export const ListDeliveriesQuery = Type.Object({
+  status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')])), ...PagingQuery,
+});
+export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>;
