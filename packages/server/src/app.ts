@@ -19,6 +19,7 @@ import { UUID_PATTERN } from './domain/tenancy.ts';
 import { enforceRateLimit } from './http/limits.ts';
 import { createMetrics } from './http/metrics.ts';
 import { registerFeatures } from './features/index.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { IngestWriter } from './ingest/store-batch.ts';
 import { systemResolver, targetPolicy } from './delivery/targets.ts';
@@ -154,6 +155,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   await registerFeatures(app);
+  // The MCP endpoint: a face of its own beside the routes, over the same services.
+  await app.register(mcpRoutes, { prefix: '/v1' });
   return app;
 }
 

@@ -93,7 +93,7 @@ export const trendsTool = defineTool({
   pageFields: ['page'],
   run: (ctx, input) => getTrends({ ctx, input }),
   summarize: (d) => {
-    const scores = (d.history as Row[]).map((h) => Number(h.score ?? h.overall_score)).filter((n) => Number.isFinite(n));
+    const scores = (d.history as Row[]).map((h) => Number(h.score)).filter((n) => Number.isFinite(n));
     const what = d.page ?? 'the site';
     if (scores.length === 0) return `No score history for ${what} in the last ${d.days} days.`;
     const newest = scores[0];
