@@ -2,7 +2,7 @@
 // same shapes.
 import { Type, type Static } from '@sinclair/typebox';
 import { ISSUE_STATUSES, SETTABLE_ISSUE_STATUSES, SEVERITIES } from '../../domain/statuses.ts';
-import { Nullable, PagingQuery, SiteIdParam } from '../../domain/schema-parts.ts';
+import { PagingQuery, SiteIdParam } from '../../domain/schema-parts.ts';
 import { IssueRecord } from '../../domain/records/issue.ts';
 
 const literals = <T extends readonly string[]>(values: T, description: string) =>
@@ -17,8 +17,8 @@ export const ListIssuesQuery = Type.Object({
 export const UpdateIssueBody = Type.Object({
   status: Type.Optional(literals(SETTABLE_ISSUE_STATUSES, `The new status: ${SETTABLE_ISSUE_STATUSES.join(', ')} (regressed is set by the engine only)`)),
   note: Type.Optional(Type.String({ minLength: 1, maxLength: 5000, description: 'A note for the issue\'s activity (1 to 5000 characters)' })),
-  assigned_to: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 254, description: 'Who works on it (e.g. an email, up to 254 characters); null unassigns' }))),
-  severity: Type.Optional(Nullable(literals(SEVERITIES, `Set the severity by hand: ${SEVERITIES.join(', ')}; null returns to the computed one`))),
+  assigned_to: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 254 }), Type.Null()], { description: 'Who works on it (e.g. an email, up to 254 characters); null unassigns' })),
+  severity: Type.Optional(Type.Union([Type.Union(SEVERITIES.map((v) => Type.Literal(v))), Type.Null()], { description: `Set the severity by hand: ${SEVERITIES.join(', ')}; null returns to the computed one` })),
 }, { additionalProperties: false, minProperties: 1, examples: [{ status: 'triaged', note: 'Reproduced on Safari; fix scheduled', assigned_to: 'dana@shop.example' }] });
 export type UpdateIssueBody = Static<typeof UpdateIssueBody>;
 
