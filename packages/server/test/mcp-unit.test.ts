@@ -116,5 +116,7 @@ describe('checkArguments', () => {
     expect(Object.keys(schema.properties)).toEqual(['issue_id', 'site_id', 'status', 'note', 'assigned_to', 'severity']);
     expect(schema.required).toEqual(['issue_id']);
     expect(schema.additionalProperties).toBe(false);
+    // A field with a default is not required of the caller: the check fills it in.
+    expect(inputSchemaOf({ query: TrendsQuery }).required).toEqual([]);
   });
 });

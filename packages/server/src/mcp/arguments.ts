@@ -39,8 +39,10 @@ export function inputSchemaOf(parts: InputParts): { type: 'object'; properties: 
     const part = parts[name];
     if (!part) continue;
     // A JSON round trip keeps the schema and drops TypeBox's symbol-keyed markers.
-    Object.assign(properties, JSON.parse(JSON.stringify(part.properties)));
-    required.push(...(part.required ?? []));
+    const fields = JSON.parse(JSON.stringify(part.properties)) as Record<string, { default?: unknown }>;
+    Object.assign(properties, fields);
+    // A field with a default may be left out: the check fills it in, as the route does.
+    required.push(...(part.required ?? []).filter((f) => fields[f].default === undefined));
   }
   return { type: 'object', properties, required, additionalProperties: false };
 }
