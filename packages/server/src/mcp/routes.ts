@@ -3,12 +3,13 @@
 // The credential is a bearer token as on /query; a 401 says `WWW-Authenticate: Bearer` and
 // nothing about OAuth, so clients keep using the static header they were given.
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import type { App } from '../http/app-types.ts';
 import { contextOf } from '../http/context.ts';
 import { QUERY_ACCESS } from '../http/query.ts';
 import type { RouteDocs } from '../http/openapi.ts';
 import { SiteIdQuery } from '../domain/schema-parts.ts';
-import { answerOverHttp, openSession, refuseForeignOrigin } from './http-exchange.ts';
+import { answerOverHttp, openSession, refuseForeignOrigin, type HttpAnswer } from './http-exchange.ts';
 
 const JsonRpcMessage = Type.Object({
   jsonrpc: Type.Literal('2.0'),
@@ -33,8 +34,8 @@ export async function mcpRoutes(app: App) {
       description: 'Send `Accept: application/json, text/event-stream`. `site_id` sets the site tools use when they are not given one (for org-level credentials). Browsers from an origin other than this server\'s are refused (403 forbidden). See docs/mcp.md.',
       querystring: SiteIdQuery,
       response: {
-        200: { description: 'The JSON-RPC response (or an array of them)', content: { 'application/json': { schema: JsonRpcAnswer } } },
-        202: { description: 'Accepted: the request held only notifications or responses (no body)', content: { 'application/json': { schema: Type.Unsafe<undefined>({ type: 'null' }) } } },
+        // One success status per operation in the document; the 202 is said in words.
+        200: { description: 'The JSON-RPC response (or an array of them). A request holding only notifications or responses is answered 202 with no body.', content: { 'application/json': { schema: JsonRpcAnswer } } },
       },
     },
     onError: async (_request, reply, error) => {
@@ -44,9 +45,13 @@ export async function mcpRoutes(app: App) {
     const { config } = request.server.services;
     refuseForeignOrigin(request.headers.origin, config.publicUrl);
     const session = await openSession(contextOf(request), request.query.site_id);
-    const answer = await answerOverHttp(session, `${config.publicUrl}${request.url}`, request.headers, request.body);
-    reply.code(answer.status);
-    for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
-    return reply.send(answer.body === '' ? undefined : answer.body);
+    return send(reply, await answerOverHttp(session, `${config.publicUrl}${request.url}`, request.headers, request.body));
   });
+}
+
+/** The transport's answer as it is: 200 with its JSON text, or 202 with no body. */
+function send(reply: FastifyReply, answer: HttpAnswer) {
+  reply.code(answer.status);
+  for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
+  return answer.body === '' ? reply.send() : reply.send(answer.body);
 }
