@@ -17,20 +17,37 @@ const common = {
   define: { __MALLARD_VERSION__: JSON.stringify(version) },
   legalComments: 'none',
   // Internal property names shared between modules; none is a DOM, option or wire-format name.
-  mangleProps: /^(?:stop|click|exit|respectDnt|requireConsent|part|anchored|changes|touch|visitorId|started|interactive|looks|excluded|burst|points|point|again|reported|ignored|emit|win|doc|session|pageview|leave|items|timer|batchSize|intervalMs|maxQueue)$/,
+  mangleProps: /^(?:stop|click|exit|respectDnt|requireConsent|part|anchored|changes|touch|visitorId|started|interactive|looks|excluded|burst|points|point|again|reported|ignored|emit|win|doc|session|pageview|leave|items|timer|batchSize|intervalMs|maxQueue|responses|requests|claims|mark|responded|shifted|route|friction|submits|move|times|edited|nodes)$/,
   logLevel: 'silent',
 };
 
-async function build(entry, format) {
+async function build(entry, format, plugins = []) {
   const esbuild = await import('esbuild');
-  const result = await esbuild.build({ ...common, entryPoints: [join(root, 'src', entry)], format });
+  const result = await esbuild.build({ ...common, entryPoints: [join(root, 'src', entry)], format, plugins });
   return result.outputFiles[0].text;
 }
 
-/** The script-tag build (IIFE) as text. */
-export const buildScriptTag = () => build('script.ts', 'iife');
+/**
+ * The script-tag build (IIFE) as text. `without`: detector files (in src/detectors, e.g.
+ * 'thrash-cursor.ts') replaced by detectors that do nothing, to measure what each one costs.
+ */
+export const buildScriptTag = (without = []) => build('script.ts', 'iife', without.length ? [stubDetectors(without)] : []);
 /** The ESM build as text. */
 export const buildModule = () => build('index.ts', 'esm');
+
+function stubDetectors(files) {
+  const paths = new Set(files.map((file) => join(root, 'src', 'detectors', file)));
+  return {
+    name: 'stub-detectors',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]detectors[\\/][\w-]+\.ts$/ }, ({ path }) => {
+        if (!paths.has(path)) return undefined;
+        const names = [...readFileSync(path, 'utf8').matchAll(/export function (\w+)/g)].map((m) => m[1]);
+        return { loader: 'ts', contents: names.map((name) => `export function ${name}() { return { stop() {} }; }`).join('\n') };
+      });
+    },
+  };
+}
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const dist = join(root, 'dist');

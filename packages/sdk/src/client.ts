@@ -7,20 +7,32 @@ import { Identity, randomHex, storage, type KeyValue } from './identity.ts';
 import { cleanText } from './redact.ts';
 import { selectorOf } from './selector.ts';
 import { Transport, type WireEvent } from './transport.ts';
+import { watchResponses, type Responses } from './responses.ts';
+import { watchRequests } from './requests.ts';
 import type { Click, Context, Detector, RawSignal } from './detectors/types.ts';
 import { rageClick } from './detectors/rage-click.ts';
+import { layoutShifts } from './detectors/layout-shift.ts';
 import { deadClick } from './detectors/dead-click.ts';
+import { deadEndSubmit } from './detectors/dead-end-submit.ts';
 import { disabledElementAttempt } from './detectors/disabled-element.ts';
 import { formRestart } from './detectors/form-restart.ts';
+import { formValidationLoop } from './detectors/form-validation-loop.ts';
 import { formFriction } from './detectors/form-friction.ts';
 import { errorEncounter } from './detectors/error-encounter.ts';
 import { formAbandonment } from './detectors/form-abandonment.ts';
 import { uTurnNavigation } from './detectors/u-turn.ts';
+import { thrashCursor } from './detectors/thrash-cursor.ts';
+import { jerkyScrolling } from './detectors/jerky-scrolling.ts';
+import { reloadRetry } from './detectors/reload-retry.ts';
+import { loadAbandonment } from './detectors/load-abandonment.ts';
+import { queryThrashing } from './detectors/query-thrashing.ts';
 
 export const VERSION = typeof __MALLARD_VERSION__ === 'string' ? __MALLARD_VERSION__ : 'dev';
 declare const __MALLARD_VERSION__: string | undefined;
 
 const CONFIG_TIMEOUT_MS = 3000;
+/** A press and release this far apart is a drag, not a click. */
+const DRAG_PX = 10;
 const SIGNAL_TYPE = /^[a-z][a-z0-9_]{0,63}$/;
 
 export interface FrictionSignal { type: string; page: string; element: string; label: string; confidence: number }
@@ -114,21 +126,28 @@ export class Client {
     else void this.ready.then(() => { if (this.#state === 'waiting' || this.#state === 'off') this.#decide(); });
   }
 
-  #context(): Context {
+  #context(responses: Responses): Context {
     const win = this.#win;
+    const own = (url: string) => url.startsWith(`${this.endpoint}/v1/ingest`) || url.startsWith(`${this.endpoint}/v1/sdk-config`);
     return {
       win, doc: win.document, now: () => Date.now(),
       emit: (signal) => this.#record(signal),
       ignored: (el) => isIgnored(el, this.#settings.ignoreSelectors),
       session: {
         get: <T>(name: string) => this.#sessionState()[name] as T | undefined,
-        set: (name, value) => {
-          const state = this.#sessionState();
-          state[name] = value;
-          this.#session.set('state', JSON.stringify({ sid: this.#sid(), ...state }));
-        },
+        set: (name, value) => this.#remember(name, value),
       },
+      responses,
+      requests: watchRequests(win, own),
+      claims: new WeakMap(),
     };
+  }
+
+  /** Keeps `value` in this session's state in the tab's session storage. */
+  #remember(name: string, value: unknown) {
+    const state = this.#sessionState();
+    state[name] = value;
+    this.#session.set('state', JSON.stringify({ sid: this.#sid(), ...state }));
   }
 
   #sessionState(): Record<string, unknown> {
@@ -143,23 +162,38 @@ export class Client {
   #sid(): string { return this.#identity?.touch(Date.now()).sid ?? ''; }
 
   #startDetectors() {
-    const ctx = this.#context();
-    const on = (type: string) => (this.#settings.signals[type].enabled ? this.#settings.signals[type] : null);
-    const rage = on('rage_click');
+    const responses = watchResponses(this.#win, this.#win.document);
+    const ctx = this.#context(responses);
+    const signals = this.#settings.signals;
+    const on = (type: string) => (signals[type].enabled ? signals[type] : null);
+    const shift = on('layout_shift_rage');
+    const shifts = shift && layoutShifts(ctx, shift);
+    // Bursts are followed for rage_click and for layout_shift_rage, with rage_click's thresholds.
+    const bursts = on('rage_click') || shift ? signals.rage_click.clicks : 0;
     const build: [string, (s: Record<string, number>) => Detector][] = [
-      ['rage_click', (s) => rageClick(ctx, s)],
-      ['dead_click', (s) => deadClick(ctx, s, rage ? rage.clicks : 0)],
+      ['rage_click', (s) => rageClick(ctx, s, !!on('rage_click'), shifts?.shifted)],
+      ['dead_click', (s) => deadClick(ctx, s, bursts, !!on('dead_end_submit'))],
+      ['dead_end_submit', (s) => deadEndSubmit(ctx, s, bursts)],
       ['disabled_element_attempt', (s) => disabledElementAttempt(ctx, s)],
       ['form_restart', (s) => formRestart(ctx, s)],
+      // Before form_friction: on the same failure, the loop claims the field first.
+      ['form_validation_loop', (s) => formValidationLoop(ctx, s)],
       ['form_friction', (s) => formFriction(ctx, s)],
-      ['error_encounter', (s) => errorEncounter(ctx, s, this.endpoint)],
+      ['error_encounter', (s) => errorEncounter(ctx, s)],
       ['form_abandonment', (s) => formAbandonment(ctx, s)],
       ['u_turn_navigation', (s) => uTurnNavigation(ctx, s)],
+      ['thrash_cursor', (s) => thrashCursor(ctx, s)],
+      ['jerky_scrolling', (s) => jerkyScrolling(ctx, s)],
+      ['reload_retry', (s) => reloadRetry(ctx, s)],
+      ['load_abandonment', (s) => loadAbandonment(ctx, s)],
+      ['query_thrashing', (s) => queryThrashing(ctx, s)],
     ];
     for (const [type, make] of build) {
-      const s = on(type);
+      const s = type === 'rage_click' ? (bursts ? signals.rage_click : null) : on(type);
       if (s) this.#detectors.push(make(s));
     }
+    let down: { x: number; y: number } | null = null;
+    const onDown = (e: PointerEvent) => { down = { x: e.clientX, y: e.clientY }; };
     const onClick = (e: MouseEvent) => {
       const target = e.target;
       // detail 0: a click from the keyboard or a script, with no position.
@@ -168,16 +202,25 @@ export class Client {
       const { el, interactive, looks } = clickTarget(target, this.#win);
       const link = el.closest('a');
       const selection = this.#win.getSelection?.();
-      // Selecting text (a double or triple click on it) and clicks in editable text are no
-      // frustration; a selection elsewhere on the page does not hide one.
+      // Selecting text (a double or triple click on it), clicks in editable text and drags are
+      // no frustration; a selection elsewhere on the page, or one that merely spans an element
+      // without text (a picture next to a caption), does not hide one.
       const excluded = !!(e.ctrlKey || e.metaKey || e.shiftKey || e.altKey
         || (link && (link.hasAttribute('download') || (link.target && link.target !== '_self')))
-        || (selection?.toString() && (isField(target) || selection.getRangeAt(0).intersectsNode(target)))
-        || target.closest(EDITABLE));
-      const click: Click = { t: Date.now(), el, x: e.clientX, y: e.clientY, interactive, looks, excluded };
+        || (selection?.toString() && (isField(target) || (selection.getRangeAt(0).intersectsNode(target) && target.textContent?.trim())))
+        || target.closest(EDITABLE)
+        || (down && Math.hypot(e.clientX - down.x, e.clientY - down.y) > DRAG_PX));
+      down = null;
+      const control = el as HTMLButtonElement;
+      const submits = !!control.form && /^(?:submit|image)$/.test(control.type);
+      const click: Click = { t: Date.now(), el, x: e.clientX, y: e.clientY, interactive, looks, submits, excluded };
       for (const d of this.#detectors) d.click?.(click);
     };
-    this.#detectors.push({ stop: listen(this.#win.document, ['click'], onClick) });
+    this.#detectors.push(
+      { stop: listen(this.#win.document, ['pointerdown'], onDown) },
+      { stop: listen(this.#win.document, ['click'], onClick) },
+      { stop: () => { responses.stop(); shifts?.stop(); } },
+    );
   }
 
   #stopDetectors() {
@@ -187,7 +230,11 @@ export class Client {
 
   #watchPages() {
     const win = this.#win;
+    let href = win.location.href;
     const onRoute = () => {
+      const from = href;
+      href = win.location.href;
+      if (from !== href) for (const d of this.#detectors) d.route?.(from);
       if (win.location.pathname === this.#page) return;
       const previous = this.#page;
       for (const d of this.#detectors) d.leave?.();
@@ -208,7 +255,15 @@ export class Client {
       this.#transport.exit();
     };
     const onVisibility = () => { if (win.document.visibilityState === 'hidden') this.#transport.exit(); };
-    this.#cleanups.push(listen(win, ['popstate'], onRoute, false), listen(win, ['pagehide'], onHide, false), listen(win.document, ['visibilitychange'], onVisibility, false));
+    // Back (or Forward) into a page kept in the back-forward cache runs no script again: the
+    // page is shown anew, so it is a pageview, coming from the page the session was last on.
+    const onShow = (e: PageTransitionEvent) => {
+      if (e.persisted) this.#pageview(undefined, this.#sessionState().last as string | undefined);
+    };
+    this.#cleanups.push(
+      listen(win, ['popstate'], onRoute, false), listen(win, ['pagehide'], onHide, false), listen(win, ['pageshow'], onShow, false),
+      listen(win.document, ['visibilitychange'], onVisibility, false),
+    );
   }
 
   #pageview(referrer?: string, previousPage?: string) {
@@ -225,6 +280,7 @@ export class Client {
       } catch { /* not a URL */ }
     }
     this.#push(event);
+    this.#remember('last', page);
     const t = Date.now();
     for (const d of this.#detectors) d.pageview?.(page, t);
   }
@@ -250,6 +306,7 @@ export class Client {
     if (element) fields.element = element;
     if (text) fields.label = text;
     this.#push(fields, page);
+    for (const d of this.#detectors) d.friction?.();
     const friction: FrictionSignal = { type, page, element, label: text, confidence };
     this.#listeners.forEach((listener) => {
       try { listener(friction); } catch { /* a host callback never breaks detection */ }

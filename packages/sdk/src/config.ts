@@ -34,14 +34,22 @@ export interface RemoteConfig {
 
 /** DOMAIN.md section 2 defaults. */
 export const DEFAULT_SIGNALS: Record<string, Record<string, number>> = {
-  rage_click: { clicks: 3, window_ms: 2000, radius_px: 30 },
+  rage_click: { clicks: 3, window_ms: 2000, radius_px: 30, purposeful_ms: 500 },
   dead_click: { wait_ms: 2000 },
   disabled_element_attempt: { presses: 2, window_ms: 5000 },
   form_restart: { min_fields: 2 },
   form_friction: { failures: 3, leaves: 3, window_ms: 60000 },
-  error_encounter: { after_action_ms: 5000, max_per_session: 20 },
+  form_validation_loop: { attempts: 3, window_ms: 120000 },
+  error_encounter: { after_action_ms: 5000, request_ms: 1000, max_per_session: 20 },
   form_abandonment: { min_fields: 1 },
   u_turn_navigation: { within_ms: 5000 },
+  dead_end_submit: { wait_ms: 3000 },
+  layout_shift_rage: { after_shift_ms: 1000, min_shift: 0.05 },
+  thrash_cursor: { reversals: 6, min_leg_px: 30, window_ms: 1500, quiet_ms: 10000 },
+  jerky_scrolling: { reversals: 4, min_leg_viewport: 0.25, window_ms: 3000, quiet_ms: 15000 },
+  reload_retry: { within_ms: 30000, quiet_ms: 60000 },
+  load_abandonment: { min_ms: 3000 },
+  query_thrashing: { searches: 3, window_ms: 60000 },
 };
 
 export interface Settings {

@@ -34,13 +34,20 @@ export function disabledControl(target: Element, x: number, y: number): Element 
     });
 }
 
-/** The element a click acts on and whether it truly is interactive (1) or only looks it (0.6). */
+/** The interactive element (link, button, ARIA role, onclick) `target` is or is inside of. */
+export const interactiveOf = (target: Element) => target.closest(INTERACTIVE);
+
+/**
+ * The element a click acts on and whether it truly is interactive (1) or only looks it (0.6):
+ * a pointer cursor, or text styled like a link (underlined).
+ */
 export function clickTarget(target: Element, win: Window): { el: Element; interactive: boolean; looks: boolean } {
-  const interactive = target.closest(INTERACTIVE);
+  const interactive = interactiveOf(target);
   if (interactive) return { el: interactive, interactive: true, looks: true };
   let looks = false;
   for (let el: Element | null = target, depth = 0; el && depth < 3 && !looks; el = el.parentElement, depth++) {
-    looks = win.getComputedStyle(el).cursor === 'pointer';
+    const style = win.getComputedStyle(el);
+    looks = style.cursor === 'pointer' || /underline/.test(style.textDecorationLine);
   }
   return { el: target, interactive: false, looks };
 }

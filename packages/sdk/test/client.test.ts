@@ -2,7 +2,7 @@
 // precedence, batches as the server expects them, retries, consent, Do Not Track, sampling.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '../src/client.ts';
-import { resolveSettings } from '../src/config.ts';
+import { DEFAULT_SIGNALS, resolveSettings } from '../src/config.ts';
 import { Transport } from '../src/transport.ts';
 import { html, place } from './helpers.ts';
 
@@ -159,6 +159,73 @@ describe('client', () => {
     vi.advanceTimersByTime(5000);
     await client.flush();
     expect(srv.events().filter((e) => e.type === 'signal').map((e) => `${e.signal_type} ${e.element}`)).toEqual(['disabled_element_attempt #send']);
+  });
+
+  it('Back into a page restored from the back-forward cache is a pageview from the page left, and a u-turn', async () => {
+    const srv = server();
+    client = new Client({ key: KEY });
+    await client.ready;
+    window.dispatchEvent(Object.assign(new Event('pagehide'), { persisted: true }));
+    // The next page is another document with its own SDK; this one is frozen meanwhile.
+    History.prototype.replaceState.call(history, {}, '', '/next');
+    const next = new Client({ key: KEY });
+    await next.ready;
+    next.shutdown();
+    History.prototype.replaceState.call(history, {}, '', '/shop');
+    window.dispatchEvent(Object.assign(new Event('pageshow'), { persisted: true }));
+    window.dispatchEvent(Object.assign(new Event('pageshow'), { persisted: false })); // a normal load is no second pageview
+    await client.flush();
+    const sent = [...beacons.flatMap((b) => JSON.parse(b.body).events), ...srv.events()]; // leaving a page sends by beacon
+    expect(sent.map((e) => [e.type, e.page, e.referrer_page ?? e.signal_type])).toEqual([
+      // (this test's documents carry no referrer, so the page in between names none)
+      ['pageview', '/shop', undefined], ['pageview', '/next', undefined], ['pageview', '/shop', '/next'], ['signal', '/next', 'u_turn_navigation'],
+    ]);
+  });
+
+  it('a submit click nothing answers is a dead_end_submit, not a dead_click; with dead_end_submit off, a dead_click', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    html('<form><input id="msg"><button id="send">Send</button></form>');
+    for (const config of [{}, { signals: { dead_end_submit: { enabled: false } } }]) {
+      const srv = server({ config });
+      client = new Client({ key: KEY });
+      await client.ready;
+      clickAt(document.getElementById('send')!, 5, 5);
+      vi.advanceTimersByTime(5000);
+      await client.flush();
+      client.shutdown();
+      expect(srv.events().filter((e) => e.type === 'signal').map((e) => `${e.signal_type} ${e.element}`)).toEqual([Object.keys(config).length ? 'dead_click #send' : 'dead_end_submit #send']);
+    }
+  });
+
+  it('a drag (pressed and released apart) is no click', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const srv = server();
+    client = new Client({ key: KEY });
+    await client.ready;
+    const broken = document.getElementById('broken')!;
+    for (let i = 0; i < 4; i++) {
+      broken.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, button: 0, clientX: 105, clientY: 130 }));
+      clickAt(broken, 125, 130);
+    }
+    vi.advanceTimersByTime(5000);
+    await client.flush();
+    expect(srv.events().filter((e) => e.type === 'signal')).toEqual([]);
+  });
+
+  it('every detector can be switched off in the remote config', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    const signals = Object.fromEntries(Object.keys(DEFAULT_SIGNALS).map((type) => [type, { enabled: false }]));
+    expect(Object.keys(signals)).toHaveLength(16);
+    const srv = server({ config: { signals } });
+    client = new Client({ key: KEY });
+    await client.ready;
+    for (let i = 0; i < 4; i++) clickAt(document.getElementById('broken')!, 125, 130);
+    for (let i = 0; i < 8; i++) document.dispatchEvent(new PointerEvent('pointermove', { clientX: i % 2 ? 100 : 200, clientY: 10 }));
+    history.pushState({}, '', '/shop/a');
+    history.pushState({}, '', '/shop');
+    vi.advanceTimersByTime(5000);
+    await client.flush();
+    expect(srv.events().filter((e) => e.type === 'signal')).toEqual([]);
   });
 
   it('sends manual signals, tracked events and identify calls; manual signals are announced and redacted', async () => {

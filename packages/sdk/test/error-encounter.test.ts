@@ -27,7 +27,7 @@ describe('error_encounter', () => {
 
   it('fires for an uncaught error within 5000 ms of a user action, with a scrubbed message', () => {
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, S, 'https://mallard.example');
+    const d = errorEncounter(ctx, S);
     act('pay');
     vi.advanceTimersByTime(4000);
     uncaught('no card for jane@example.com');
@@ -38,7 +38,7 @@ describe('error_encounter', () => {
 
   it('does not fire for errors without a recent action', () => {
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, S, 'https://mallard.example');
+    const d = errorEncounter(ctx, S);
     uncaught('boot failure');
     act('pay');
     vi.advanceTimersByTime(5001);
@@ -49,7 +49,7 @@ describe('error_encounter', () => {
 
   it('one signal per action, each message once per session', () => {
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, S, 'https://mallard.example');
+    const d = errorEncounter(ctx, S);
     act('pay');
     uncaught('first');
     uncaught('second');
@@ -65,7 +65,7 @@ describe('error_encounter', () => {
     const stub = (async (input: RequestInfo | URL) => new Response('', { status: String(input).includes('fail') ? 503 : 200 })) as typeof fetch;
     window.fetch = stub;
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, S, 'https://mallard.example');
+    const d = errorEncounter(ctx, S);
     act('pay');
     document.getElementById('msg')!.innerHTML = '<p role="alert">Payment declined</p>';
     await flushMicrotasks();
@@ -89,7 +89,7 @@ describe('error_encounter', () => {
     const realSend = XMLHttpRequest.prototype.send;
     XMLHttpRequest.prototype.send = function () { /* the test dispatches the outcome */ };
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, S, 'https://mallard.example');
+    const d = errorEncounter(ctx, S);
     try {
       act('pay');
       await window.fetch('/api/abort').catch(() => undefined);
@@ -117,9 +117,35 @@ describe('error_encounter', () => {
     }
   });
 
+  it('blames a failed request only on the action it started within 1000 ms of, however late it fails', async () => {
+    let fail!: () => void;
+    window.fetch = (() => new Promise<Response>((resolve) => { fail = () => resolve(new Response('', { status: 502 })); })) as typeof fetch;
+    const { ctx, signals } = makeContext();
+    const d = errorEncounter(ctx, S);
+    const poll = window.fetch('/api/poll'); // a background request started before any action
+    act('pay');
+    fail();
+    await poll;
+    await flushMicrotasks();
+    expect(signals).toHaveLength(0);
+    vi.advanceTimersByTime(1001);
+    const late = window.fetch('/api/late'); // started 1001 ms after the action
+    fail();
+    await late;
+    act('pay');
+    vi.advanceTimersByTime(800);
+    const mine = window.fetch('/api/save');
+    vi.advanceTimersByTime(9000);
+    fail();
+    await mine;
+    await flushMicrotasks();
+    expect(signals.map((s) => [s.label, s.el])).toEqual([['HTTP 502', document.getElementById('pay')]]);
+    d.stop();
+  });
+
   it('stops at max_per_session', () => {
     const { ctx, signals } = makeContext();
-    const d = errorEncounter(ctx, { ...S, max_per_session: 2 }, 'https://mallard.example');
+    const d = errorEncounter(ctx, { ...S, max_per_session: 2 });
     for (let i = 0; i < 4; i++) {
       act('pay');
       uncaught(`error ${i}`);

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formRestart } from '../src/detectors/form-restart.ts';
 import { formFriction } from '../src/detectors/form-friction.ts';
 import { formAbandonment } from '../src/detectors/form-abandonment.ts';
+import { formValidationLoop } from '../src/detectors/form-validation-loop.ts';
 import { DEFAULT_SIGNALS } from '../src/config.ts';
 import { html, makeContext } from './helpers.ts';
 
@@ -160,6 +161,93 @@ describe('form_abandonment', () => {
     type('i2', 'b');
     d.leave!();
     expect(signals).toHaveLength(0);
+    d.stop();
+  });
+});
+
+describe('form_validation_loop', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    html(`<form id="signup"><input id="email" type="email" aria-describedby="email-error"><span id="email-error"></span>
+      <button id="go" type="submit">Go</button></form>`);
+  });
+  afterEach(() => vi.useRealTimers());
+
+  const press = () => $('go').dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  const fails = () => $('email').dispatchEvent(new Event('invalid'));
+  const edit = () => $('email').dispatchEvent(new Event('input', { bubbles: true }));
+
+  it('fires at the third failed submit, each failure followed by an edit; form_friction stays quiet for the field', () => {
+    const { ctx, signals } = makeContext();
+    const loop = formValidationLoop(ctx, DEFAULT_SIGNALS.form_validation_loop);
+    const friction = formFriction(ctx, DEFAULT_SIGNALS.form_friction);
+    for (let i = 0; i < 3; i++) {
+      press();
+      fails();
+      if (i < 2) edit();
+      vi.advanceTimersByTime(5000);
+    }
+    expect(signals).toEqual([{ type: 'form_validation_loop', el: $('email'), confidence: 1, count: 3 }]);
+    press();
+    fails();
+    expect(signals).toHaveLength(1);
+    loop.stop();
+    friction.stop();
+  });
+
+  it('repeated failures without an edit are no loop (form_friction\'s), nor are failures without a submit attempt', () => {
+    const { ctx, signals } = makeContext();
+    const loop = formValidationLoop(ctx, DEFAULT_SIGNALS.form_validation_loop);
+    const friction = formFriction(ctx, DEFAULT_SIGNALS.form_friction);
+    for (let i = 0; i < 3; i++) {
+      press();
+      fails();
+      vi.advanceTimersByTime(5000);
+    }
+    expect(signals.map((s) => s.type)).toEqual(['form_friction']);
+    for (let i = 0; i < 3; i++) {
+      vi.advanceTimersByTime(5000);
+      fails();
+      edit();
+    }
+    expect(signals.map((s) => s.type)).toEqual(['form_friction', 'form_friction']); // still no loop
+    loop.stop();
+    friction.stop();
+  });
+
+  it('counts a scripted error: aria-invalid or the error text the field points to, once per attempt', async () => {
+    const { ctx, signals } = makeContext();
+    const d = formValidationLoop(ctx, DEFAULT_SIGNALS.form_validation_loop);
+    for (let i = 0; i < 3; i++) {
+      $('signup').dispatchEvent(new Event('submit', { bubbles: true }));
+      $('email').setAttribute('aria-invalid', 'true');
+      $('email-error').textContent = 'Enter an email address';
+      await flushMicrotasks();
+      $('email').removeAttribute('aria-invalid');
+      $('email-error').textContent = '';
+      edit();
+      await flushMicrotasks();
+      vi.advanceTimersByTime(5000);
+    }
+    expect(signals.map((s) => s.type)).toEqual(['form_validation_loop']);
+    d.stop();
+  });
+
+  it('does not count attempts more than 2 minutes apart; honours the configured count', () => {
+    const { ctx, signals } = makeContext();
+    const d = formValidationLoop(ctx, { ...DEFAULT_SIGNALS.form_validation_loop, attempts: 2 });
+    press();
+    fails();
+    edit();
+    vi.advanceTimersByTime(120_001);
+    press();
+    fails();
+    edit();
+    expect(signals).toHaveLength(0);
+    vi.advanceTimersByTime(1000);
+    press();
+    fails();
+    expect(signals).toHaveLength(1);
     d.stop();
   });
 });

@@ -103,6 +103,64 @@ describe('rage_click', () => {
     expect(signals).toHaveLength(1);
   });
 
+  it('a burst whose every click is answered within 500 ms (a stepper) is purposeful: no signal', async () => {
+    html('<section><button id="plus">+</button><span id="count">1</span></section><button id="other">Other</button>');
+    const { ctx, signals } = makeContext();
+    const d = rageClick(ctx, S);
+    const plus = document.getElementById('plus')!;
+    for (let i = 0; i < 5; i++) {
+      d.click!(click(plus, 5, 5));
+      vi.advanceTimersByTime(50);
+      document.getElementById('count')!.textContent = String(i + 2);
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    vi.advanceTimersByTime(3000);
+    expect(signals).toHaveLength(0);
+  });
+
+  it('a burst with one unanswered click is rage; the decision waits for the last click\'s answer', async () => {
+    html('<section><button id="plus">+</button><span id="count">1</span></section>');
+    const { ctx, signals } = makeContext();
+    const d = rageClick(ctx, S);
+    const plus = document.getElementById('plus')!;
+    for (let i = 0; i < 3; i++) {
+      d.click!(click(plus, 5, 5));
+      if (i < 2) document.getElementById('count')!.textContent = String(i + 2);
+      await vi.advanceTimersByTimeAsync(700);
+    }
+    // the burst closed at 2000 ms; its last click (1400 ms) had until 1900 ms: decided at 2000
+    await vi.advanceTimersByTimeAsync(600);
+    expect(signals.map((s) => s.type)).toEqual(['rage_click']);
+  });
+
+  it('a burst right after a layout shift that moved its element is layout_shift_rage instead', () => {
+    const { ctx, signals } = makeContext();
+    const pay = document.getElementById('pay')!;
+    const shiftedAt = Date.now();
+    const shifted = (el: Element, t: number) => el === pay && t - shiftedAt <= 1000;
+    const d = rageClick(ctx, S, true, shifted);
+    vi.advanceTimersByTime(400);
+    for (let i = 0; i < 3; i++) d.click!(click(pay, 150, 110));
+    vi.advanceTimersByTime(3000);
+    vi.advanceTimersByTime(1000);
+    for (let i = 0; i < 3; i++) d.click!(click(pay, 150, 110));
+    vi.advanceTimersByTime(3000);
+    expect(signals.map((s) => [s.type, s.confidence])).toEqual([['layout_shift_rage', 1], ['rage_click', 1]]);
+  });
+
+  it('with rage_click off, bursts are still followed for layout_shift_rage only', () => {
+    const { ctx, signals } = makeContext();
+    const pay = document.getElementById('pay')!;
+    let shift = true;
+    const d = rageClick(ctx, S, false, () => shift);
+    for (let i = 0; i < 3; i++) d.click!(click(pay, 150, 110));
+    vi.advanceTimersByTime(3000);
+    shift = false;
+    for (let i = 0; i < 3; i++) d.click!(click(pay, 150, 110));
+    vi.advanceTimersByTime(3000);
+    expect(signals.map((s) => s.type)).toEqual(['layout_shift_rage']);
+  });
+
   it('confidence: 1 up to 1000 ms, 0.4 at 2000 ms, more clicks raise it', () => {
     expect(rageConfidence(1000, 3, S)).toBe(1);
     expect(rageConfidence(1500, 3, S)).toBe(0.7);

@@ -1,10 +1,11 @@
-// The script-tag build must stay within 8 KB minified and gzipped (issue 7), and must set up
+// The script-tag build must stay within 12 KB minified and gzipped with every detector of
+// DOMAIN.md section 2 (issue 15; it was 8 KB with the first eight), and must set up
 // window.Mallard with the whole API.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { buildModule, buildScriptTag } from '../build.mjs';
 
-const BUDGET = 8 * 1024;
+const BUDGET = 12 * 1024;
 
 describe('builds', () => {
   it(`the script-tag build is at most ${BUDGET} bytes minified and gzipped`, async () => {

@@ -6,6 +6,7 @@ import { cpus, totalmem } from 'node:os';
 const benches: Record<string, () => Promise<string>> = {
   ingest: async () => (await import('./ingest.ts')).runIngestBench(),
   pipeline: async () => (await import('./pipeline.ts')).runPipelineBench(),
+  dashboard: async () => (await import('./dashboard.ts')).runDashboardBench(),
 };
 
 const name = process.argv[2];

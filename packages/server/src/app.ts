@@ -20,6 +20,7 @@ import { enforceRateLimit } from './http/limits.ts';
 import { createMetrics } from './http/metrics.ts';
 import { registerFeatures } from './features/index.ts';
 import { mcpRoutes } from './mcp/routes.ts';
+import { redirectToDashboard, wantsDashboard } from './features/dashboard/routes.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { IngestWriter } from './ingest/store-batch.ts';
 import { systemResolver, targetPolicy } from './delivery/targets.ts';
@@ -130,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   app.setNotFoundHandler(async (request, reply) => {
+    if (wantsDashboard(request)) return redirectToDashboard(reply);
     const path = request.url.split('?')[0];
     const allowed = routes.methodsFor(path);
     // A route that matched but found nothing (a missing static asset) is a 404, not a 405.

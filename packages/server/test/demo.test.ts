@@ -57,13 +57,17 @@ describe('first start with the demo (SQLite, empty data dir)', () => {
     expect(loadConfig({ DATABASE_URL: config.databaseUrl, NODE_ENV: 'production', MALLARD_SECRET: 'x'.repeat(40) }).demo).toBe(false);
   });
 
-  it('prints the block once: URL, login, three keys and two curl commands that work as printed', async () => {
-    for (const part of [served.server.url, DEMO_EMAIL, creds.password, creds.keys.secret, creds.keys.mcp, creds.keys.publishable, CREDENTIALS_FILE]) {
+  it('prints the block once: URL, the dashboard beside the login, three keys and two curl commands that work as printed', async () => {
+    for (const part of [served.server.url, `Dashboard        ${served.server.url}/app/\n  Demo login       ${DEMO_EMAIL}`, DEMO_EMAIL, creds.password, creds.keys.secret, creds.keys.mcp, creds.keys.publishable, CREDENTIALS_FILE]) {
       expect(printed).toContain(part);
     }
     expect(creds.keys.secret).toMatch(/^svc_sec_/);
     expect(creds.keys.mcp).toMatch(/^svc_mcp_/);
     expect(creds.keys.publishable).toMatch(/^svc_pub_/);
+    const dashboard = /Dashboard\s+(http\S+)/.exec(printed)![1];
+    const page = await fetch(dashboard, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
     const curls = printed.split('\n').filter((line) => line.trim().startsWith('curl '));
     expect(curls).toHaveLength(2);
     for (const line of curls) {
@@ -208,6 +212,7 @@ describe('first start with the demo (SQLite, empty data dir)', () => {
     served = await serveWithDemo(config, clock, { worker: false, trickle: false, demo: DEMO, print: (text) => { again += text; } });
     expect(served.demo?.status).toBe('reused');
     expect(again).toContain(CREDENTIALS_FILE);
+    expect(again).toContain(`${served.server.url}/app/`);
     expect(again).not.toContain(creds.keys.secret);
     expect(await counts()).toEqual(before);
     expect(before.orgs).toBe(1);

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bearer, createHarness, type Harness } from './helpers/harness.ts';
 import { DIALECTS } from './helpers/services.ts';
+import { describeSignal, type NarrativeEvent } from '../src/features/sessions/narrative.ts';
 import {
   CHROME_WINDOWS_UA, DAY, expectInvalid, HIGH_LIMITS, hex32, MIN, query, queryOk, SEC, send, sendImport, type Ev, type Org,
 } from './helpers/ingest-kit.ts';
@@ -394,5 +395,26 @@ describe.each(DIALECTS)('ingest read routes on $name', ({ name, skip }) => {
       const res = await query(h, key(stranger), `/v1/query/session?session_id=${sid}&site_id=${org.site_id}`);
       expect(res.statusCode).toBe(404);
     });
+  });
+});
+
+// The narrative's words for each detector of DOMAIN.md section 2 (pure: no store).
+describe('session narrative wording', () => {
+  const say = (signal_type: string, fields: Partial<NarrativeEvent> = {}) => describeSignal({
+    type: 'signal', page: '/cart', occurred_at: 0, name: null, signal_type, element: null, label: null, props: null, ...fields,
+  });
+
+  it('words the newer detectors in plain language, with the element, counts and times they carry', () => {
+    expect(say('jerky_scrolling')).toBe('scrolled up and down the page without settling');
+    expect(say('reload_retry', { props: { duration_ms: 12_000 } })).toBe('reloaded the page 12 s after it loaded');
+    expect(say('reload_retry')).toBe('reloaded the page soon after it loaded');
+    expect(say('load_abandonment', { props: { duration_ms: 4200 } })).toBe('left before the page finished loading, after waiting 4.2 s');
+    expect(say('query_thrashing', { element: 'input#q', label: 'Search', props: { count: 3 } })).toBe('tried 3 different searches in quick succession');
+    expect(say('layout_shift_rage', { element: '#continue', label: 'Continue', props: { count: 3, duration_ms: 600 } }))
+      .toBe("clicked 'Continue' (#continue) 3 times in 0.6 s right after the page moved it");
+    expect(say('thrash_cursor', { element: '#pro', label: 'Choose Pro' })).toBe("moved the pointer back and forth over 'Choose Pro' (#pro) without settling");
+    expect(say('thrash_cursor')).toBe('moved the pointer back and forth without settling');
+    expect(say('dead_end_submit', { element: '#send', label: 'Send' })).toBe("submitted 'Send' (#send) and got no response");
+    expect(say('form_validation_loop', { element: 'input#email', label: 'Email' })).toBe("hit the same validation error on 'Email' (input#email) again and again");
   });
 });

@@ -98,6 +98,16 @@ describe('generatePlan', () => {
     expect(phaseAt(at(0.9), plan.start, plan.end)).toMatchObject({ version: '2.4.0', couponBroken: true, cardBroken: false });
   });
 
+  it('plants friction of the newer detectors too', () => {
+    const at = (f: number) => plan.start + (plan.end - plan.start) * f;
+    for (const type of ['jerky_scrolling', 'layout_shift_rage', 'load_abandonment', 'dead_end_submit', 'query_thrashing', 'reload_retry']) {
+      expect(signals(type).length, type).toBeGreaterThan(0);
+    }
+    expect(signals('query_thrashing').every(({ e }) => e.page === '/search')).toBe(true);
+    expect(signals('reload_retry').every(({ e }) => e.page === '/cart' && e.ts >= at(TIMELINE.badDeploy))).toBe(true);
+    for (const { e } of signals('layout_shift_rage')) expect(e).toMatchObject({ element: 'button.add-to-cart', count: expect.any(Number), duration_ms: expect.any(Number) });
+  });
+
   it('tells the story in order: rules, deploys, fixes before their deploys, a late revenue rule', () => {
     expect(plan.rules.map((r) => r.trigger_type)).toEqual(['budget', 'spike', 'co_occurrence']);
     const kinds = plan.actions.map((a) => a.kind);

@@ -1,26 +1,30 @@
 // error_encounter: within `after_action_ms` of a user action (press, key, submit), an uncaught
-// error, an unhandled rejection, a request the page made that failed (status >= 500 or a
-// network error; an aborted request is none), or an error message appearing (role=alert).
-// One signal per action; only the error's class and a scrubbed short message; each message
-// once per session, at most `max_per_session` per session. The signal's element is the one
-// the user acted on.
+// error, an unhandled rejection or an error message appearing (role=alert); or a request that
+// failed (status >= 500 or a network error; an aborted request is none) which the page started
+// within `request_ms` of the action: a background request started before it, or long after,
+// is not the user's. One signal per action; only the error's class and a scrubbed short
+// message; each message once per session, at most `max_per_session` per session. The
+// signal's element is the one the user acted on.
 import { cleanText } from '../redact.ts';
 import { listen } from '../dom.ts';
 import type { Context, Detector, Settings } from './types.ts';
 
-export function errorEncounter(ctx: Context, s: Settings, ownEndpoint: string): Detector {
-  const { win, doc } = ctx;
-  let action: { t: number; el: Element | null; reported: boolean } | null = null;
+interface Action { t: number; el: Element | null; reported: boolean }
 
-  const report = (message: string) => {
-    if (!action || action.reported || ctx.now() - action.t > s.after_action_ms) return;
+export function errorEncounter(ctx: Context, s: Settings): Detector {
+  const { win, doc } = ctx;
+  let action: Action | null = null;
+
+  /** `late`: a failed request, which belongs to its action however long it took. */
+  const report = (message: string, a = action, late = false) => {
+    if (!a || a.reported || (!late && ctx.now() - a.t > s.after_action_ms)) return;
     const seen = ctx.session.get<string[]>('errors') ?? [];
     const text = cleanText(message);
     if (seen.includes(text) || seen.length >= s.max_per_session) return;
-    if (action.el && ctx.ignored(action.el)) return;
-    action.reported = true;
+    if (a.el && ctx.ignored(a.el)) return;
+    a.reported = true;
     ctx.session.set('errors', [...seen, text]);
-    ctx.emit({ type: 'error_encounter', el: action.el, label: text, confidence: 1 });
+    ctx.emit({ type: 'error_encounter', el: a.el, label: text, confidence: 1 });
   };
 
   const onAction = (e: Event) => {
@@ -49,37 +53,16 @@ export function errorEncounter(ctx: Context, s: Settings, ownEndpoint: string): 
   });
   alerts.observe(doc.documentElement, { subtree: true, childList: true, characterData: true });
 
-  // Requests the page makes are watched through fetch and XHR; the SDK's own calls (ingest and
-  // its config, on the same origin as the page's API when self-hosted there) are not.
-  const own = (url: string) => url.startsWith(`${ownEndpoint}/v1/ingest`) || url.startsWith(`${ownEndpoint}/v1/sdk-config`);
-  const fetch = win.fetch;
-  const wrapped = fetch && function (...args: Parameters<typeof win.fetch>) {
-    const input = args[0] as { url?: string };
-    const result = fetch.apply(win, args);
-    if (!own(String(typeof input === 'object' && input.url ? input.url : input))) {
-      // An aborted request is the page's own choice (a cancelled search, a navigation): no error.
-      result.then((res) => { if (res.status >= 500) report(`HTTP ${res.status}`); }, (err) => { if (err?.name !== 'AbortError') report('Network error'); });
-    }
-    return result;
-  } as typeof win.fetch;
-  if (wrapped) win.fetch = wrapped;
-  const XHR = (win as Window & typeof globalThis).XMLHttpRequest?.prototype;
-  const send = XHR?.send;
-  const wrappedSend = send && function (this: XMLHttpRequest, ...args: Parameters<typeof send>) {
-    // 'error' is a network failure (or a refused CORS request); an abort is no error.
-    listen(this, ['load'], () => { if (this.status >= 500) report(`HTTP ${this.status}`); });
-    listen(this, ['error', 'timeout'], () => report('Network error'));
-    return send.apply(this, args);
-  };
-  if (XHR && wrappedSend) XHR.send = wrappedSend;
-
-  const unlisten = [listen(doc, ['pointerdown', 'keydown', 'submit'], onAction), listen(win, ['error'], onError, false), listen(win, ['unhandledrejection'], onRejection, false)];
+  const unlisten = [
+    listen(doc, ['pointerdown', 'keydown', 'submit'], onAction), listen(win, ['error'], onError, false), listen(win, ['unhandledrejection'], onRejection, false),
+    ctx.requests(() => {
+      const a = action;
+      if (a && ctx.now() - a.t <= s.request_ms) return (reason) => report(reason, a, true);
+    }),
+  ];
   return {
     stop() {
       alerts.disconnect();
-      // Put back only what is still ours: a script that wrapped them after us keeps its wrapper.
-      if (wrapped && win.fetch === wrapped) win.fetch = fetch;
-      if (XHR && send && XHR.send === wrappedSend) XHR.send = send;
       unlisten.forEach((off) => off());
     },
   };

@@ -17,7 +17,8 @@ export function formFriction(ctx: Context, s: Settings): Detector {
     if (map === failures && t - times[times.length - 1] < 1000) return;
     times.push(t);
     map.set(field, times);
-    if (times.length < threshold || ctx.ignored(field)) return;
+    // A field form_validation_loop was reported for is its, for that signal's window.
+    if (times.length < threshold || ctx.ignored(field) || (ctx.claims.get(field) ?? 0) > t) return;
     map.delete(field);
     ctx.emit({ type: 'form_friction', el: field, confidence: 0.8, count: times.length });
   };

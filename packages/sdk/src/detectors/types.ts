@@ -1,5 +1,7 @@
 // What every detector gets and gives back. Detectors see the DOM and the clock through the
 // context, and report raw signals; the client adds selector, label, page, time and ids.
+import type { Responses } from '../responses.ts';
+import type { RequestListener } from '../requests.ts';
 
 export interface RawSignal {
   type: string;
@@ -22,6 +24,12 @@ export interface Context {
   ignored(el: Element): boolean;
   /** Per-session storage for detectors that must remember across page loads. */
   session: { get<T>(name: string): T | undefined; set(name: string, value: unknown): void };
+  /** What answered a click or a submit (shared by the click detectors). */
+  responses: Responses;
+  /** Hears the page's requests (not the SDK's own); returns what stops listening. */
+  requests(listener: RequestListener): () => void;
+  /** Fields a form_validation_loop was reported for, until when: form_friction stays quiet on them. */
+  claims: WeakMap<Element, number>;
 }
 
 /** One physical click, shared by the click detectors so one click feeds at most one signal. */
@@ -32,9 +40,11 @@ export interface Click {
   y: number;
   interactive: boolean;
   looks: boolean;
+  /** A click on a form's submit control: dead_end_submit's, not dead_click's. */
+  submits?: boolean;
   /** Set by the rage detector: the burst this click joined. */
   burst?: { clicks: Click[] };
-  /** A modifier key, a new-tab or download link, a text selection on the element, or editable text. */
+  /** A modifier key, a new-tab or download link, a text selection on the element, editable text, a drag. */
   excluded: boolean;
 }
 
@@ -44,6 +54,10 @@ export interface Detector {
   leave?(): void;
   /** A pageview was recorded. */
   pageview?(page: string, t: number): void;
+  /** The URL changed through history (pushState, replaceState, popstate); `from` is the previous one. */
+  route?(from: string): void;
+  /** A friction signal was recorded on this page view. */
+  friction?(): void;
   stop(): void;
 }
 

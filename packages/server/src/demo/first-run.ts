@@ -6,7 +6,7 @@
 import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { App } from '../http/app-types.ts';
+import type { App } from '../app.ts';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { Secrets } from '../auth/secrets.ts';
@@ -110,17 +110,18 @@ export function demoBlock(state: DemoState, url: string): string {
   if (state.status === 'skipped') return `Demo: not created (${state.reason}). MALLARD_DEMO=0 silences this line.`;
   const shown = relative(process.cwd(), state.path);
   const where = shown && !shown.startsWith('..') ? `./${shown}` : state.path;
+  const base = reachableUrl(url);
   if (state.status === 'reused') {
     return state.credentials.complete === false
       ? `Demo data is incomplete (its first start was interrupted): its login and keys are in ${where}; delete ${where.replace(/[\\/][^\\/]+$/, '')} to start over.`
-      : `Demo data in use: its login and keys are in ${where}`;
+      : `Demo data in use: sign in at ${base}/app/ with the login in ${where}`;
   }
-  const base = reachableUrl(url);
   const { credentials: c } = state;
   return [
     '',
     `Mallard is running at ${base} with a demo site (Acme Shop, ${state.summary.sessions} simulated sessions).`,
     '',
+    `  Dashboard        ${base}/app/`,
     `  Demo login       ${c.email} / ${c.password}`,
     `  Secret key       ${c.keys.secret}`,
     `  MCP key          ${c.keys.mcp}`,

@@ -1,4 +1,4 @@
-// Every feature's routes, under /v1 except the health probes.
+// Every feature's routes, under /v1 except the health probes, the SDK script and the dashboard.
 import type { App } from '../http/app-types.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
 import { annotationRoutes } from './annotations/routes.ts';
@@ -21,6 +21,7 @@ import { sessionRoutes } from './sessions/routes.ts';
 import { funRoutes } from './fun/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { sdkScriptRoutes } from './sdk-script/routes.ts';
+import { dashboardRoutes } from './dashboard/routes.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
@@ -30,6 +31,7 @@ import { whoamiRoutes } from './whoami/routes.ts';
 export async function registerFeatures(app: App) {
   await app.register(healthRoutes);
   await app.register(sdkScriptRoutes);
+  await app.register(dashboardRoutes);
   await app.register(async (v1: App) => {
     for (const routes of [
       funRoutes, authRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes,

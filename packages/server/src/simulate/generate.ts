@@ -141,8 +141,8 @@ class SessionBuilder {
     this.click(ts, page, 'rage_click', element, { confidence, count, duration_ms: duration, skewX });
   }
 
-  signal(ts: number, page: string, type: string, element?: ElementSpec, confidence?: number) {
-    const e: SimEvent = { type: 'signal', id: this.id(), ts, page, signal_type: type };
+  signal(ts: number, page: string, type: string, element?: ElementSpec, confidence?: number, extra: { count?: number; duration_ms?: number } = {}) {
+    const e: SimEvent = { type: 'signal', id: this.id(), ts, page, signal_type: type, ...extra };
     if (element) { e.element = element.selector; e.label = element.label; }
     if (confidence !== undefined) e.confidence = confidence;
     this.events.push(e);
@@ -167,9 +167,29 @@ function concretePath(rng: Prng, key: string): string {
   return key;
 }
 
+/**
+ * Friction from the detectors added with issue 15, drawn from a stream of its own (`extra`,
+ * recorded by `more`) so that every other draw, and so the rest of the story, stays as it was:
+ * scrolling back and forth in long articles, a cookie banner that moves "Add to cart", searches
+ * retried while the filters are dead, reloads when the coupon fails, a settings form whose Save
+ * does nothing, product listings left while still loading.
+ */
+function newerFriction(extra: Prng, more: SessionBuilder, key: string, path: string, at: (fraction: number) => number, hit: { searchDead: boolean; couponFailed: boolean }) {
+  if (key === '/blog/:slug' && extra.chance(0.06)) more.signal(at(extra.between(0.3, 0.8)), path, 'jerky_scrolling', undefined, 0.7);
+  if (key === '/products/:id' && extra.chance(0.02)) {
+    more.signal(at(0.15), path, 'layout_shift_rage', elementOf('/products/:id', 'button.add-to-cart'), 1, { count: extra.int(3, 5), duration_ms: extra.int(400, 1500) });
+  }
+  if (key === '/products' && extra.chance(0.03)) more.signal(at(0.99), path, 'load_abandonment', undefined, 1, { duration_ms: extra.int(3500, 9000) });
+  if (key === '/settings' && extra.chance(0.3)) more.signal(at(0.7), path, 'dead_end_submit', elementOf('/settings', 'button.save'), 1);
+  if (hit.searchDead && extra.chance(0.35)) more.signal(at(0.8), path, 'query_thrashing', elementOf('/search', 'input#q'), 0.8, { count: 3 });
+  if (hit.couponFailed && extra.chance(0.3)) more.signal(at(0.7), path, 'reload_retry', undefined, 1, { duration_ms: extra.int(6000, 25_000) });
+}
+
 /** One visit of the site: a walk through the pages with friction, conversions and timing. */
 function simulateSession(rng: Prng, visitor: Visitor, startAt: number, phase: Phase): SimEvent[] {
   const s = new SessionBuilder(rng, visitor);
+  const extra = rng.fork('newer-detectors');
+  const more = new SessionBuilder(extra, visitor);
   let key = rng.weighted(ENTRIES);
   let path = concretePath(rng, key);
   let t = startAt;
@@ -205,12 +225,14 @@ function simulateSession(rng: Prng, visitor: Visitor, startAt: number, phase: Ph
     if (key === '/pricing' && rng.chance(0.05)) s.signal(at(rng.between(0.3, 0.9)), path, 'thrash_cursor', undefined, 0.6);
     if (rng.chance(0.003)) s.signal(at(0.5), path, 'error_encounter', { selector: '', label: 'NetworkError: Failed to fetch', vx: 0, vy: 0 });
 
+    const hit = { searchDead: false, couponFailed: false };
     switch (key) {
       case '/search': {
         const broken = phase.searchBroken;
         if (broken > 0 && rng.chance(broken)) {
           s.click(at(0.55), path, 'dead_click', elementOf('/search', PROBLEMS.searchFilters.selector), { skewX: 120 });
           reweigh(EXIT, 2);
+          hit.searchDead = true;
         }
         break;
       }
@@ -223,6 +245,7 @@ function simulateSession(rng: Prng, visitor: Visitor, startAt: number, phase: Ph
           s.signal(at(0.5), path, 'error_encounter', { ...coupon, label: 'Apply coupon' });
           if (rng.chance(0.6)) s.rage(at(0.6), path, coupon, 60);
           reweigh(EXIT, 2.5);
+          hit.couponFailed = true;
         }
         break;
       case '/checkout': {
@@ -271,6 +294,8 @@ function simulateSession(rng: Prng, visitor: Visitor, startAt: number, phase: Ph
         break;
     }
 
+    newerFriction(extra, more, key, path, at, hit);
+
     const move = rng.weighted(next);
     if (move === EXIT) {
       if (key === '/checkout') s.track(at(0.98), path, 'checkout_abandoned', { amount_cents: cartValue });
@@ -283,7 +308,7 @@ function simulateSession(rng: Prng, visitor: Visitor, startAt: number, phase: Ph
     t = Math.round(t + dwell);
   }
   // The SDK sends events in the order they happened.
-  return s.events.map((e, i) => [e, i] as const).sort((a, b) => a[0].ts - b[0].ts || a[1] - b[1]).map(([e]) => e);
+  return [...s.events, ...more.events].map((e, i) => [e, i] as const).sort((a, b) => a[0].ts - b[0].ts || a[1] - b[1]).map(([e]) => e);
 }
 
 function newVisitor(rng: Prng): Visitor {

@@ -36,9 +36,12 @@ function target(event: NarrativeEvent): string {
   return label ?? (event.element ? `the element ${event.element}` : 'an element');
 }
 
+const countOf = (event: NarrativeEvent) => (typeof event.props?.count === 'number' ? event.props.count : null);
+const durationOf = (event: NarrativeEvent) => (typeof event.props?.duration_ms === 'number' ? event.props.duration_ms : null);
+
 function burst(event: NarrativeEvent): string {
-  const count = typeof event.props?.count === 'number' ? event.props.count : null;
-  const duration = typeof event.props?.duration_ms === 'number' ? event.props.duration_ms : null;
+  const count = countOf(event);
+  const duration = durationOf(event);
   if (count && duration !== null) return ` ${count} times in ${formatDuration(duration)}`;
   if (count) return ` ${count} times`;
   return ' repeatedly';
@@ -47,6 +50,7 @@ function burst(event: NarrativeEvent): string {
 /** One friction signal in plain words. */
 export function describeSignal(event: NarrativeEvent): string {
   const t = target(event);
+  const duration = durationOf(event);
   switch (event.signal_type) {
     case 'rage_click': return `clicked ${t}${burst(event)} with no response`;
     case 'dead_click': return `clicked ${t} and nothing happened`;
@@ -58,6 +62,12 @@ export function describeSignal(event: NarrativeEvent): string {
     case 'form_abandonment': return `left a form unfinished${event.element ? ` (${event.element})` : ''}`;
     case 'u_turn_navigation': return 'went straight back to the previous page';
     case 'dead_end_submit': return `submitted ${t} and got no response`;
+    case 'layout_shift_rage': return `clicked ${t}${burst(event)} right after the page moved it`;
+    case 'thrash_cursor': return `moved the pointer back and forth${event.element || event.label ? ` over ${t}` : ''} without settling`;
+    case 'jerky_scrolling': return 'scrolled up and down the page without settling';
+    case 'reload_retry': return `reloaded the page ${duration !== null ? `${formatDuration(duration)} after` : 'soon after'} it loaded`;
+    case 'load_abandonment': return `left before the page finished loading${duration !== null ? `, after waiting ${formatDuration(duration)}` : ''}`;
+    case 'query_thrashing': return `tried ${countOf(event) ?? 'several'} different searches in quick succession`;
     default: return `showed ${String(event.signal_type).replace(/_/g, ' ')} on ${t}`;
   }
 }

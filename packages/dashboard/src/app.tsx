@@ -1,0 +1,84 @@
+// The shell: sign-in when signed out; otherwise the header (site switcher, role, sign out),
+// the navigation and the screen the address names.
+import { useEffect } from 'preact/hooks';
+import { api } from './state/api.ts';
+import { canAdmin, endSession, session } from './state/session.ts';
+import { route, href } from './state/router.ts';
+import { chooseSite, currentSite, loadSites, siteId, sites } from './state/site.ts';
+import { useApi, Empty, ErrorNote, Loading } from './components/async.tsx';
+import { SignIn } from './screens/sign-in.tsx';
+import { Overview } from './screens/overview.tsx';
+import { PageScreen } from './screens/page.tsx';
+import { IssuesScreen } from './screens/issues.tsx';
+import { IssueScreen } from './screens/issue.tsx';
+import { SessionsScreen } from './screens/sessions.tsx';
+import { JourneysScreen } from './screens/journeys.tsx';
+import { AlertsScreen } from './screens/alerts.tsx';
+import { DeploysScreen } from './screens/deploys.tsx';
+import { SettingsScreen } from './screens/settings.tsx';
+
+const NAV = [
+  ['', 'Overview'], ['issues', 'Issues'], ['alerts', 'Alerts'], ['deploys', 'Deploys'],
+  ['journeys', 'Journeys'], ['sessions', 'Sessions'], ['settings', 'Settings'],
+] as const;
+
+function Screen({ site }: { site: string | null }) {
+  const { path, query } = route.value;
+  const [first, second] = path;
+  if (first === 'settings') return <SettingsScreen site={site} tab={second ?? 'sites'} />;
+  if (!site) return <Empty>This org has no site yet. {canAdmin.value ? <a href={href('settings', 'sites')}>Create one in Settings</a> : 'Ask an admin to create one.'}</Empty>;
+  switch (first) {
+    case undefined: return <Overview site={site} />;
+    case 'page': return <PageScreen site={site} page={query.get('path') ?? '/'} />;
+    case 'issues': return second ? <IssueScreen site={site} id={second} /> : <IssuesScreen site={site} query={query} />;
+    case 'sessions': return <SessionsScreen site={site} id={second ?? null} />;
+    case 'journeys': return <JourneysScreen site={site} query={query} />;
+    case 'alerts': return <AlertsScreen site={site} id={second ?? null} query={query} />;
+    case 'deploys': return <DeploysScreen site={site} />;
+    default: return <Empty>There is no screen at this address. <a href="#/">Go to the overview</a>.</Empty>;
+  }
+}
+
+function SignedIn() {
+  const s = session.value!;
+  const loaded = useApi(loadSites, [s.token]);
+  const signOut = async () => {
+    // Revoke the token on the server; the tab forgets it either way.
+    await api.post('/auth/logout', undefined).catch(() => undefined);
+    endSession('You signed out.');
+  };
+  const section = route.value.path[0] ?? '';
+  const active = section === 'page' ? '' : section;
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
+      <header class="top">
+        <a class="brand" href="#/"><span class="logo" aria-hidden="true" /> Mallard</a>
+        {sites.value && sites.value.length > 0 && (
+          <label class="site-switch">
+            <span>Site</span>
+            <select value={siteId.value ?? ''} onChange={(e) => chooseSite(e.currentTarget.value)}>
+              {sites.value.map((site) => <option key={site.id} value={site.id}>{site.name}</option>)}
+            </select>
+          </label>
+        )}
+        <span class="who"><span class="email">{s.user.email}</span> <span class={`badge role role-${s.role}`} title={`Your role in ${s.org.name}`}>{s.role}</span></span>
+        <button type="button" class="sign-out" onClick={signOut}>Sign out</button>
+      </header>
+      <nav class="tabs" aria-label="Screens">
+        {NAV.map(([to, name]) => <a key={to} href={href(to)} aria-current={active === to ? 'page' : undefined}>{name}</a>)}
+      </nav>
+      <main id="main" tabIndex={-1}>
+        {loaded.state === 'error' ? <ErrorNote error={loaded.error} what="load your sites" retry={loaded.reload} />
+          // A tab that already chose a site (a reload) loads the screen while the site list loads.
+          : loaded.state === 'loading' && !siteId.value ? <Loading what="your sites" />
+          : <Screen site={loaded.state === 'ok' ? currentSite.value?.id ?? null : siteId.value} />}
+      </main>
+    </>
+  );
+}
+
+export function App() {
+  useEffect(() => { document.title = session.value ? `Mallard · ${session.value.org.name}` : 'Mallard · Sign in'; }, [session.value]);
+  return session.value ? <SignedIn /> : <SignIn />;
+}

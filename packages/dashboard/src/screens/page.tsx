@@ -1,0 +1,194 @@
+// Page detail: score, breakdown by signal, history, the page heatmap per device class, the
+// elements with friction bars (a row opens its element heatmap), open issues, recent deploys,
+// budgets with consumption, active alerts and annotations.
+import { useEffect, useRef } from 'preact/hooks';
+import { api } from '../state/api.ts';
+import { href, navigate, route } from '../state/router.ts';
+import type { ElementHeatmap as ElementHeatmapData, ElementRow, PageDetail, PageHeatmap as PageHeatmapData } from '../state/types.ts';
+import { Async, Empty, useApi } from '../components/async.tsx';
+import { Badge, Score, SignalChip, Time, Trend } from '../components/bits.tsx';
+import { Bar } from '../components/bar.tsx';
+import { ScoreChart } from '../components/score-chart.tsx';
+import { PageHeatmap } from '../components/page-heatmap.tsx';
+import { ElementHeatmap } from '../components/element-heatmap.tsx';
+import { DevicePicker, RangePicker, asDevice, asRange, rangeQuery, RANGES, type Range } from '../components/filters.tsx';
+import { AlertList } from './overview.tsx';
+import { DeployChange } from './deploys.tsx';
+import { IssueRows } from './issues.tsx';
+import { num, percent, words } from '../lib/format.ts';
+import { VIEWPORTS, type DeviceClass } from '../layout/heatmap.ts';
+
+function Breakdown({ detail }: { detail: PageDetail }) {
+  const rows = detail.score.breakdown;
+  if (rows.length === 0) return <Empty>No friction signals in the latest window.</Empty>;
+  return (
+    <table class="breakdown">
+      <thead><tr><th scope="col">Signal</th><th scope="col" class="num">Count</th><th scope="col">Share of the score</th></tr></thead>
+      <tbody>
+        {rows.map((b) => (
+          <tr key={b.signal}>
+            <th scope="row"><SignalChip type={b.signal} /></th>
+            <td class="num">{num(b.count)}</td>
+            <td class="bar-cell"><Bar value={b.percentage} max={100} label={`${b.percentage} %`} /> <span class="small">{num(b.percentage)} %</span></td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function ElementsTable({ elements, selected, onOpen }: { elements: ElementRow[]; selected: string | null; onOpen(selector: string): void }) {
+  if (elements.length === 0) return <Empty>No element drew friction in this period.</Empty>;
+  const max = Math.max(...elements.map((e) => e.signal_count));
+  return (
+    <div class="table-scroll">
+      <table class="elements">
+        <thead><tr><th scope="col">Element</th><th scope="col">Friction</th><th scope="col">Dominant signal</th><th scope="col" class="num">Users</th><th scope="col">What to do</th></tr></thead>
+        <tbody>
+          {elements.map((e) => (
+            <tr key={e.element_selector} class={selected === e.element_selector ? 'selected' : undefined}>
+              <th scope="row">
+                <button type="button" class="link" onClick={() => onOpen(e.element_selector)} aria-label={`Open the element heatmap of ${e.element_selector}`}>
+                  <code>{e.element_selector}</code>
+                </button>
+                {e.label && <div class="muted small">“{e.label}”</div>}
+              </th>
+              <td class="bar-cell"><Bar value={e.signal_count} max={max} label={`${e.signal_count} signals`} colour="var(--accent-warm)" /> <span class="small">{num(e.signal_count)}</span></td>
+              <td><SignalChip type={e.dominant_signal} /></td>
+              <td class="num">{num(e.affected_users)}</td>
+              <td class="small">{e.recommendation ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function SelectedElement({ site, page, selector, device, range }: { site: string; page: string; selector: string; device: DeviceClass; range: Range }) {
+  const heat = useApi(() => api.get<ElementHeatmapData>('/query/element-heatmap', { site_id: site, page, selector, device, ...rangeQuery(range) }), [site, page, selector, device, range]);
+  const section = useRef<HTMLElement>(null);
+  useEffect(() => section.current?.scrollIntoView({ block: 'nearest' }), [selector]);
+  return (
+    <section class="card" aria-labelledby="el-heat" id="element-heatmap" ref={section}>
+      <h2 id="el-heat">Element heatmap</h2>
+      <Async load={heat} what="the element heatmap">
+        {(h) => h.count === 0 ? <Empty>No presses on <code>{selector}</code> for this device class and period.</Empty>
+          : <ElementHeatmap page={page} selector={selector} device={VIEWPORTS[device].name.toLowerCase()} points={h.points} />}
+      </Async>
+    </section>
+  );
+}
+
+export function PageScreen({ site, page }: { site: string; page: string }) {
+  const q = route.value.query;
+  const device = asDevice(q.get('device'));
+  const range = asRange(q.get('range'));
+  const selected = q.get('el');
+  const go = (next: { device?: DeviceClass; range?: Range; el?: string | null }) =>
+    navigate(href('page', { path: page, device: next.device ?? device, range: next.range ?? range, el: next.el === undefined ? selected : next.el }));
+
+  const detail = useApi(() => api.get<PageDetail>('/query/page', { site_id: site, page }), [site, page]);
+  const filters = { site_id: site, page, device, ...rangeQuery(range) };
+  const heat = useApi(() => api.get<PageHeatmapData>('/query/page-heatmap', filters), [site, page, device, range]);
+  const elements = useApi(() => api.get<{ elements: ElementRow[] }>('/query/elements', filters), [site, page, device, range]);
+  const open = (selector: string) => go({ el: selector });
+
+  return (
+    <div class="screen page-detail">
+      <p class="crumbs"><a href="#/">Overview</a> › Page</p>
+      <h1><code>{page}</code></h1>
+      <Async load={detail} what="this page">
+        {(d) => (
+          <>
+            <div class="grid two">
+              <section class="card hero" aria-labelledby="pg-score">
+                <h2 id="pg-score">Score</h2>
+                <p class="big"><Score value={d.score.score} /></p>
+                <p><Badge kind="duck" value={d.score.duck_state} /> · <Trend trend={d.score.trend} /></p>
+                <p class="muted">{num(d.score.active_users)} active users, {num(d.score.affected_users)} affected · computed <Time iso={d.score.computed_at} relative /></p>
+              </section>
+              <section class="card" aria-labelledby="pg-breakdown">
+                <h2 id="pg-breakdown">Breakdown by signal</h2>
+                <Breakdown detail={d} />
+              </section>
+            </div>
+            <section class="card" aria-labelledby="pg-history">
+              <h2 id="pg-history">Score over the last 7 days</h2>
+              <ScoreChart history={d.history} days={7} label={`Score of ${page} over 7 days`}
+                markers={[...d.recent_deploys.map((x) => ({ at: x.deployed_at, label: x.version, kind: 'deploy' as const })), ...d.annotations.map((a) => ({ at: a.created_at, label: a.message, kind: 'annotation' as const }))]} />
+            </section>
+          </>
+        )}
+      </Async>
+
+      <section class="card" aria-labelledby="pg-heat">
+        <div class="card-head">
+          <h2 id="pg-heat">Where people struggled</h2>
+          <div class="filters">
+            <DevicePicker device={device} onChange={(d) => go({ device: d })} />
+            <RangePicker range={range} onChange={(r) => go({ range: r })} />
+          </div>
+        </div>
+        <p class="muted small">{RANGES[range]}. Points are where presses landed in the visible window, so each device class has its own frame. Choose a box to see that element up close.</p>
+        <Async load={heat} what="the page heatmap">
+          {(h) => h.count === 0
+            ? <Empty>No rage clicks, dead clicks or disabled-control presses on this page for {VIEWPORTS[device].name.toLowerCase()} in this period.</Empty>
+            : <PageHeatmap page={page} device={device} points={h.points} selected={selected} onSelect={open} />}
+        </Async>
+      </section>
+
+      {selected && <SelectedElement site={site} page={page} selector={selected} device={device} range={range} />}
+
+      <section class="card" aria-labelledby="pg-elements">
+        <h2 id="pg-elements">Elements</h2>
+        <Async load={elements} what="elements">{(e) => <ElementsTable elements={e.elements} selected={selected} onOpen={open} />}</Async>
+      </section>
+
+      <Async load={detail} what="issues, deploys and budgets">
+        {(d) => (
+          <>
+            <section class="card" aria-labelledby="pg-issues">
+              <h2 id="pg-issues">Open issues on this page</h2>
+              {d.issues.length === 0 ? <Empty>No open issues on this page.</Empty> : <IssueRows issues={d.issues} />}
+            </section>
+            <div class="grid two">
+              <section class="card" aria-labelledby="pg-deploys">
+                <h2 id="pg-deploys">Recent deploys</h2>
+                {d.recent_deploys.length === 0 ? <Empty>No deploys recorded.</Empty> : (
+                  <ul class="plain-list">{d.recent_deploys.map((x) => <li key={x.id}><strong>{x.version}</strong> · <Time iso={x.deployed_at} relative /> · <DeployChange deploy={x} /></li>)}</ul>
+                )}
+              </section>
+              <section class="card" aria-labelledby="pg-budgets">
+                <h2 id="pg-budgets">Budgets</h2>
+                {d.budgets.length === 0 ? <Empty>No confusion budget covers this page. Admins add one as an alert rule of type budget.</Empty> : (
+                  <ul class="plain-list">
+                    {d.budgets.map((b) => (
+                      <li key={b.rule_id}>
+                        <strong>{b.name}</strong>: target {num(b.target)} ({words(b.period)}), <Badge kind="status" value={b.status} />
+                        <Bar value={b.consumed_percent} max={100} label={`${b.consumed_percent} % consumed`} colour={b.consumed_percent >= 100 ? 'var(--bad)' : 'var(--accent)'} />
+                        <span class="small">{percent(b.consumed_percent / 100)} of the budget used · {num(b.minutes_above)} min above target</span>
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </section>
+            </div>
+            <div class="grid two">
+              <section class="card" aria-labelledby="pg-alerts">
+                <h2 id="pg-alerts">Active alerts</h2>
+                <AlertList alerts={d.active_alerts} />
+              </section>
+              <section class="card" aria-labelledby="pg-notes">
+                <h2 id="pg-notes">Annotations</h2>
+                {d.annotations.length === 0 ? <Empty>No annotations in the last 30 days.</Empty> : (
+                  <ul class="plain-list">{d.annotations.map((a) => <li key={a.id}><Time iso={a.created_at} short /> · {a.message}</li>)}</ul>
+                )}
+              </section>
+            </div>
+          </>
+        )}
+      </Async>
+    </div>
+  );
+}

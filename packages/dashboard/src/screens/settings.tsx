@@ -1,0 +1,36 @@
+// Settings: sites, keys, members, webhooks, integrations, SDK config, alert rules and the MCP
+// set-up. Admins change them; everyone else reads (and the API refuses their writes anyway).
+import { href } from '../state/router.ts';
+import { canAdmin } from '../state/session.ts';
+import { SitesSection } from './settings/sites.tsx';
+import { KeysSection } from './settings/keys.tsx';
+import { MembersSection } from './settings/members.tsx';
+import { WebhooksSection } from './settings/webhooks.tsx';
+import { IntegrationsSection } from './settings/integrations.tsx';
+import { SdkConfigSection } from './settings/sdk-config.tsx';
+import { RulesSection } from './settings/rules.tsx';
+import { McpSection } from './settings/mcp.tsx';
+
+const TABS = {
+  sites: ['Sites', SitesSection], keys: ['API keys', KeysSection], members: ['Members', MembersSection],
+  webhooks: ['Webhooks', WebhooksSection], integrations: ['Integrations', IntegrationsSection],
+  sdk: ['SDK config', SdkConfigSection], rules: ['Alert rules', RulesSection], mcp: ['MCP set-up', McpSection],
+} as const;
+type Tab = keyof typeof TABS;
+
+export function SettingsScreen({ site, tab }: { site: string | null; tab: string }) {
+  const current: Tab = tab in TABS ? tab as Tab : 'sites';
+  const [, Section] = TABS[current];
+  return (
+    <div class="screen settings">
+      <h1>Settings</h1>
+      {!canAdmin.value && <p class="state notice">You can read these settings; admins and owners change them.</p>}
+      <nav class="subtabs" aria-label="Settings sections">
+        {(Object.keys(TABS) as Tab[]).map((t) => <a key={t} href={href('settings', t)} aria-current={t === current ? 'page' : undefined}>{TABS[t][0]}</a>)}
+      </nav>
+      <section class="card" aria-label={TABS[current][0]}>
+        <Section site={site} />
+      </section>
+    </div>
+  );
+}

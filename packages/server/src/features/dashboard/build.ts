@@ -1,0 +1,60 @@
+// Where the dashboard comes from: built from packages/dashboard's sources with esbuild (the
+// same build as `npm run build -w @mallard/dashboard`), so `npm start` on a fresh clone serves
+// it with no build step; where esbuild is not installed (a production install without dev
+// dependencies), the prebuilt packages/dashboard/dist/. Every file is kept in memory, gzipped
+// once, with an ETag from its content.
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
+import { gzipSync } from 'node:zlib';
+
+export interface DashboardFile { body: Buffer; gzipped: Buffer; etag: string; type: string }
+export interface Dashboard { index: DashboardFile; assets: ReadonlyMap<string, DashboardFile> }
+
+interface Built { index: string; assets: { name: string; contents: Uint8Array }[] }
+
+const DASHBOARD_DIR = new URL('../../../../dashboard/', import.meta.url);
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+async function readPrebuilt(dir: URL): Promise<Built> {
+  const dist = new URL('dist/', dir);
+  const names = await readdir(new URL('assets/', dist));
+  return {
+    index: await readFile(new URL('index.html', dist), 'utf8'),
+    assets: await Promise.all(names.map(async (name) => ({ name, contents: await readFile(new URL(`assets/${name}`, dist)) }))),
+  };
+}
+
+async function buildOrRead(dir: URL): Promise<Built> {
+  const dashboard = await import(new URL('build.mjs', dir).href) as typeof import('../../../../dashboard/build.mjs');
+  try {
+    return await dashboard.buildDashboard();
+  } catch (buildError) {
+    try {
+      return await readPrebuilt(dir);
+    } catch {
+      throw buildError;
+    }
+  }
+}
+
+function file(name: string, contents: Uint8Array | string): DashboardFile {
+  const body = Buffer.from(contents);
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return { body, gzipped: gzipSync(body), etag, type: TYPES[extname(name)] ?? 'application/octet-stream' };
+}
+
+/** The dashboard package's files (`dir` is the package directory; tests give another). */
+export async function loadDashboard(dir: URL = DASHBOARD_DIR): Promise<Dashboard> {
+  const built = await buildOrRead(dir);
+  return {
+    index: file('index.html', built.index),
+    assets: new Map(built.assets.map((a) => [a.name, file(a.name, a.contents)])),
+  };
+}
