@@ -184,7 +184,7 @@ const weeklySummary: PromptDef = {
   },
 };
 
-export const PROMPTS: readonly PromptDef[] = [postDeployCheck, triageOpenIssues, diagnosePage, investigateSession, weeklySummary];
+const PROMPTS: readonly PromptDef[] = [postDeployCheck, triageOpenIssues, diagnosePage, investigateSession, weeklySummary];
 
 export const listPrompts = (): { prompts: Prompt[] } => ({
   prompts: PROMPTS.map(({ name, title, description, arguments: args }) => ({ name, title, description, arguments: args })),

@@ -15,14 +15,14 @@ import { assertUuid } from '../domain/tenancy.ts';
 import type { McpSession } from './session.ts';
 
 const JSON_TYPE = 'application/json';
-export const LISTED_MAX = 100;
+const LISTED_MAX = 100;
 
 const STATIC = [
   { uri: 'mallard://context', name: 'context', title: 'Site context', description: 'The state of the site in one read: scores, worst pages, open issues, deploys, active alerts, what to fix first, revenue at risk (as get_site_context)', mimeType: JSON_TYPE },
   { uri: 'mallard://signals', name: 'signals', title: 'Signal types and weights', description: 'Every signal type with its tier and the weight this site scores it with (custom weights merged over the defaults)', mimeType: JSON_TYPE },
 ];
 
-export const TEMPLATES = [
+const TEMPLATES = [
   { uriTemplate: 'mallard://issues/{issue_id}', name: 'issue', title: 'One issue', description: 'An issue with its evidence, linked sessions, verifications and activity (as get_issue)', mimeType: JSON_TYPE },
   { uriTemplate: 'mallard://sessions/{session_id}', name: 'session', title: 'One session', description: 'A session with every event and its narrative (as get_session)', mimeType: JSON_TYPE },
   { uriTemplate: 'mallard://alerts/{alert_id}', name: 'alert', title: 'One alert', description: 'An alert with its incident timeline (as get_alert)', mimeType: JSON_TYPE },

@@ -21,7 +21,7 @@ const { version } = createRequire(import.meta.url)('../../package.json') as { ve
 /** MCP's code for an unknown resource. */
 const RESOURCE_NOT_FOUND = -32002;
 
-export const INSTRUCTIONS = [
+const INSTRUCTIONS = [
   'Mallard measures where real users of a website get confused (rage clicks, dead clicks, failed forms...) as a score per page from 0 (calm) to 100 (broken), and groups friction into UX issues.',
   'Call get_site_context first. Page arguments are paths such as /checkout; an org-level credential passes site_id to each tool.',
   'Numbers and verdicts (scores, check_deploy) are computed by Mallard: quote them rather than recomputing them.',

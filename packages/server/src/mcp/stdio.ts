@@ -38,14 +38,14 @@ export function bridgeSettings(env: NodeJS.ProcessEnv): { url: string; key: stri
   return { url, key, siteId };
 }
 
-export function endpointOf(url: string, siteId?: string): URL {
+function endpointOf(url: string, siteId?: string): URL {
   const endpoint = new URL(`${url}/v1/mcp`);
   if (siteId) endpoint.searchParams.set('site_id', siteId);
   return endpoint;
 }
 
 /** One ping through the endpoint: proves the server answers and takes the key (and the site). */
-export async function probe(endpoint: URL, key: string): Promise<void> {
+async function probe(endpoint: URL, key: string): Promise<void> {
   let response: Response;
   try {
     response = await fetch(endpoint, {

@@ -1,6 +1,6 @@
 // Small helpers for the few readable lines each tool and prompt writes: lists are capped and
 // say how many were left out, so a summary stays short whatever the site's size.
-export const LIST_CAP = 10;
+const LIST_CAP = 10;
 
 /** "- a", "- b", ... and "- ...and 3 more pages" when `total` exceeds what is shown. */
 export function bullets<T>(items: readonly T[], line: (item: T) => string, noun: string, total = items.length, cap = LIST_CAP): string[] {

@@ -4,7 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { PagingQuery, SiteIdParam } from '../../domain/schema-parts.ts';
 import { ALERT_STATUSES } from '../../domain/statuses.ts';
 
-const literals = <T extends readonly string[]>(values: T, description?: string) => Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {});
+const literals = <T extends readonly string[]>(values: T, description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });
 
 export const Row = Type.Record(Type.String(), Type.Unknown());
 

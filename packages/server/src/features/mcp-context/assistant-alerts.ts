@@ -6,7 +6,7 @@ import { toAlertRecord } from '../../domain/records/alert.ts';
 import { ACTIVE_ALERT_STATUSES } from '../../domain/statuses.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
 
-export const MCP_CHANNEL_MATCH = '%"mcp"%';
+const MCP_CHANNEL_MATCH = '%"mcp"%';
 
 /** The site's active alerts whose rule names the mcp channel, most recently fired first. */
 export async function assistantAlerts({ ctx, input }: { ctx: ServiceContext; input: { site_id?: string; limit: number } }) {
