@@ -9,6 +9,7 @@ import formatsModule from 'ajv-formats';
 import { v7 as uuidv7 } from 'uuid';
 import { Secrets } from './auth/secrets.ts';
 import { AppError, ERROR_STATUS, type ErrorCode } from './domain/errors.ts';
+import { validationError, type ValidationIssue } from './domain/validation-error.ts';
 import type { ErrorBody } from './http/envelope.ts';
 import { authorize, bearerToken, type Access } from './http/access.ts';
 import { authenticate } from './domain/authenticate.ts';
@@ -18,6 +19,7 @@ import { UUID_PATTERN } from './domain/tenancy.ts';
 import { enforceRateLimit } from './http/limits.ts';
 import { createMetrics } from './http/metrics.ts';
 import { registerFeatures } from './features/index.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import { redirectToDashboard, wantsDashboard } from './features/dashboard/routes.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { collectRoutes } from './http/route-table.ts';
@@ -158,6 +160,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   await registerFeatures(app);
+  // The MCP endpoint: a face of its own beside the routes, over the same services.
+  await app.register(mcpRoutes, { prefix: '/v1' });
   return app;
 }
 
@@ -170,7 +174,6 @@ function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError
 }
 
 interface FastifyLikeError { code?: string; statusCode?: number; validation?: ValidationIssue[]; validationContext?: string; message: string }
-interface ValidationIssue { keyword: string; instancePath: string; params: Record<string, unknown>; message?: string }
 
 /** Maps every error the stack can raise onto the contract's codes. */
 export function toAppError(error: unknown): AppError {
@@ -196,27 +199,6 @@ export function toAppError(error: unknown): AppError {
   if (status === 415) return new AppError('unsupported_media_type', 'Unsupported content type');
   if (status >= 400 && status < 500) return new AppError('invalid_input', 'The request could not be understood', { reason: err.code ?? 'bad_request' });
   return new AppError('internal_error', 'Something went wrong on our side; the request id identifies it in the logs');
-}
-
-function validationError(issue: ValidationIssue, context?: string): AppError {
-  const path = issue.instancePath.split('/').filter(Boolean);
-  if (issue.keyword === 'required') path.push(String(issue.params.missingProperty));
-  if (issue.keyword === 'additionalProperties') {
-    const field = [...path, String(issue.params.additionalProperty)].join('.');
-    return new AppError('invalid_input', `Unknown field ${field}`, { field, reason: 'unknown field' });
-  }
-  const field = path.join('.') || context || 'body';
-  // A union of literals fails as "must be equal to constant": say what it means.
-  const reason = issue.keyword === 'const' || issue.keyword === 'anyOf' || issue.keyword === 'enum'
-    ? 'is not one of the allowed values'
-    : issue.message ?? issue.keyword;
-  if (path[path.length - 1] === 'status' && (issue.keyword === 'enum' || issue.keyword === 'anyOf' || issue.keyword === 'const' || issue.keyword === 'type')) {
-    return new AppError('invalid_status', `status: ${reason}`, { field, reason });
-  }
-  if (context === 'body' && path.length === 0 && issue.keyword === 'type') {
-    return new AppError('invalid_input', 'The body must be a JSON object', { field: 'body', reason });
-  }
-  return new AppError('invalid_input', `${field}: ${reason}`, { field, reason });
 }
 
 export type { Access, ErrorCode };

@@ -15,6 +15,7 @@ import { activeSiteIds, runCycle } from './pipeline/cycle.ts';
 import { pino } from 'pino';
 import { Presets, SingleBar } from 'cli-progress';
 import { KEYS_CREATE_DEFAULT_SCOPES, runKeysCreate, type KeysCreateOptions } from './features/keys/cli.ts';
+import { BridgeError, bridgeSettings, DEFAULT_MALLARD_URL, runBridge } from './mcp/stdio.ts';
 
 class UsageError extends Error {}
 
@@ -157,6 +158,12 @@ keys.command('create')
     await runKeysCreate(opts, () => loadConfig(), systemClock, (message) => new UsageError(message));
   });
 
+program.command('mcp')
+  .description(`Speak MCP (Model Context Protocol) over stdio, for assistants that launch a command: each message goes to the Mallard at MALLARD_URL (default ${DEFAULT_MALLARD_URL}, local or remote) as POST /v1/mcp with MALLARD_MCP_KEY (an MCP key, a secret key with mcp:read or query:read, or a user token); MALLARD_SITE_ID names the site for an org-level credential. stdout carries only JSON-RPC; every other line goes to stderr. A bad key or an unreachable server exits 1 before the first message.`)
+  .action(async () => {
+    await runBridge({ ...bridgeSettings(process.env), log: (line) => console.error(line) });
+  });
+
 program.command('migrate')
   .description('Apply pending schema migrations to DATABASE_URL (safe to run again).')
   .action(async () => {
@@ -214,7 +221,7 @@ try {
     // Commander has already printed its message (or the help text).
     process.exit(err.exitCode);
   }
-  const message = err instanceof ConfigError || err instanceof UsageError || err instanceof AppError
+  const message = err instanceof ConfigError || err instanceof UsageError || err instanceof AppError || err instanceof BridgeError
     ? (err as Error).message
     : `unexpected failure: ${(err as Error).message}`;
   console.error(`mallard: ${message}`);

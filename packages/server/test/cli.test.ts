@@ -29,6 +29,7 @@ const COMMANDS: [string, string[]][] = [
   ['simulate', ['--days <n>', '--sessions-per-day <n>', '--seed <text>', '--site <id>', '--url <url>', '--key <key>']],
   ['keys', ['create']],
   ['keys create', ['--site <id>', '--type <type>', '--scopes <list>', '--name <name>', '--json']],
+  ['mcp', ['MALLARD_URL', 'http://127.0.0.1:8787', 'MALLARD_MCP_KEY', 'MALLARD_SITE_ID', 'stderr']],
 ];
 
 const bootstrapArgs = (email: string) => ['bootstrap', '--org', 'Acme', '--site-name', 'Shop', '--site-url', 'https://shop.example', '--email', email, '--password', 'correct-horse-battery', '--json'];

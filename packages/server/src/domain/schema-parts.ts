@@ -11,13 +11,17 @@ export const Name = Type.String({ minLength: 1, maxLength: 200 });
 export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 254 });
 export const HttpUrl = Type.String({ minLength: 1, maxLength: 2048, description: 'http or https URL' });
 
-export const SiteIdQuery = Type.Object({
-  site_id: Type.Optional(Type.String({ maxLength: 64, description: 'Required for org-level credentials' })),
+/** The `site_id` every site route takes (query string or body). */
+export const SiteIdParam = Type.String({
+  maxLength: 64,
+  description: 'The site (a UUID). A site-scoped key may omit it (its own site is used); org-level credentials must give it',
 });
 
+export const SiteIdQuery = Type.Object({ site_id: Type.Optional(SiteIdParam) });
+
 export const PagingQuery = {
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'How many records to skip (0 to 1000000, default 0)' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'Most records returned (1 to 200, default 50)' })),
 };
 
 export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() });

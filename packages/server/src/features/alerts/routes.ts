@@ -1,12 +1,11 @@
 // Alerts: list and detail (with the incident timeline) on /query; the lifecycle on /manage.
-import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { contextOf } from '../../http/context.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { alertDetail } from './alert-detail.ts';
 import { listAlerts } from './alert-list.ts';
-import { AlertParams, ListAlertsQuery, Row, SiteQuery, UpdateAlertBody } from './schemas.ts';
+import { AlertDetail, AlertList, AlertParams, ListAlertsQuery, Row, SiteQuery, UpdateAlertBody } from './schemas.ts';
 import { updateAlert } from './service.ts';
 
 export async function alertRoutes(app: App) {
@@ -15,7 +14,7 @@ export async function alertRoutes(app: App) {
     schema: {
       tags: ['query'], summary: 'Alerts, most recently fired first',
       querystring: ListAlertsQuery,
-      response: { 200: Envelope(Type.Object({ alerts: Type.Array(Row), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() })) },
+      response: { 200: Envelope(AlertList) },
     },
   }, async (request) => ok(await listAlerts({ ctx: contextOf(request), input: request.query })));
 
@@ -24,7 +23,7 @@ export async function alertRoutes(app: App) {
     schema: {
       tags: ['query'], summary: 'One alert with its incident timeline',
       params: AlertParams, querystring: SiteQuery,
-      response: { 200: Envelope(Type.Intersect([Row, Type.Object({ timeline: Type.Array(Row) })])) },
+      response: { 200: Envelope(AlertDetail) },
     },
   }, async (request) => ok(await alertDetail({ ctx: contextOf(request), input: { ...request.query, ...request.params } })));
 

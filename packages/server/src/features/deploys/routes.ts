@@ -1,11 +1,10 @@
-import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { contextOf } from '../../http/context.ts';
 import { DeployRecord } from '../../domain/records/deploy.ts';
 import { SiteIdQuery } from '../../domain/schema-parts.ts';
-import { CreateDeployBody, ListDeploysQuery, RelatedIssue } from './schemas.ts';
+import { CreateDeployBody, DeployDetail, DeployList, DeployParams, DeploySiteQuery, ListDeploysQuery } from './schemas.ts';
 import { deployDetail, listDeploys, recordDeploy } from './service.ts';
 
 export async function deployRoutes(app: App) {
@@ -22,7 +21,7 @@ export async function deployRoutes(app: App) {
     config: { access: QUERY_ACCESS },
     schema: {
       tags: ['query'], summary: 'Deploys, newest first, with confusion before and after', querystring: ListDeploysQuery,
-      response: { 200: Envelope(Type.Object({ deploys: Type.Array(DeployRecord), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() })) },
+      response: { 200: Envelope(DeployList) },
     },
   }, async (request) => ok(await listDeploys({ ctx: contextOf(request), input: request.query })));
 
@@ -30,9 +29,8 @@ export async function deployRoutes(app: App) {
     config: { access: QUERY_ACCESS },
     schema: {
       tags: ['query'], summary: 'One deploy with related issues',
-      params: Type.Object({ deploy_id: Type.String() }),
-      querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
-      response: { 200: Envelope(Type.Intersect([DeployRecord, Type.Object({ related_issues: Type.Array(RelatedIssue) })])) },
+      params: DeployParams, querystring: DeploySiteQuery,
+      response: { 200: Envelope(DeployDetail) },
     },
   }, async (request) => ok(await deployDetail({ ctx: contextOf(request), input: { ...request.query, ...request.params } })));
 }

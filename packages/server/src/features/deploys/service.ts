@@ -7,17 +7,18 @@ import type { Static } from '@sinclair/typebox';
 import { recordAudit } from '../../audit/record.ts';
 import { enqueue, eventJob } from '../../events/jobs.ts';
 import type { ServiceContext } from '../../domain/context.ts';
-import { invalidInput } from '../../domain/errors.ts';
+import { AppError, invalidInput } from '../../domain/errors.ts';
 import { cleanHttpUrl } from '../../domain/clean-input.ts';
 import { toDeployRecord, type DeployRecord } from '../../domain/records/deploy.ts';
 import { effectiveConfig } from '../../domain/site-config.ts';
 import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
-import { resolveSite } from '../../domain/tenancy.ts';
+import { assertUuid, resolveSite } from '../../domain/tenancy.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/time.ts';
 import { issueRate } from '../../pipeline/issue-rates.ts';
 import { overallScore } from '../../pipeline/scoring.ts';
 import type { Database, DeploysTable } from '../../store/tables.ts';
 import { deployWithRelatedIssues } from './deploy-detail.ts';
+import { deployVerdict, FAIL_DELTA, WARN_DELTA } from './deploy-verdict.ts';
 import type { CreateDeployBody, ListDeploysQuery } from './schemas.ts';
 
 const DEPLOY_MAX_AGE_MS = 48 * HOUR_MS;
@@ -98,4 +99,24 @@ export async function listDeploys({ ctx, input }: { ctx: ServiceContext; input: 
 export async function deployDetail({ ctx, input }: { ctx: ServiceContext; input: { deploy_id: string; site_id?: string } }) {
   const site = await resolveSite(ctx, input.site_id);
   return deployWithRelatedIssues(ctx.db, site.id, input.deploy_id.toLowerCase());
+}
+
+/** DOMAIN §9's post-deploy verdict for one deploy (default the site's latest), with its reasons. */
+export async function checkDeploy({ ctx, input }: { ctx: ServiceContext; input: { site_id?: string; deploy_id?: string } }) {
+  const deployId = input.deploy_id === undefined ? undefined : assertUuid(input.deploy_id, 'deploy_id');
+  const site = await resolveSite(ctx, input.site_id);
+  const id = deployId ?? (await ctx.db.selectFrom('deploys').select('id').where('site_id', '=', site.id)
+    .orderBy('deployed_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst())?.id;
+  if (!id) throw new AppError('not_found', 'No deploy is recorded for this site yet (record one with POST /v1/manage/deploys)');
+  const detail = await deployWithRelatedIssues(ctx.db, site.id, id);
+  const newCritical = detail.related_issues.filter((i) => i.relation === 'appeared_after' && i.severity === 'critical');
+  return {
+    deploy: {
+      id: detail.id, version: detail.version, environment: detail.environment, deployed_at: detail.deployed_at,
+      confusion_before: detail.confusion_before, confusion_after: detail.confusion_after, delta: detail.delta, after_computed_at: detail.after_computed_at,
+    },
+    ...deployVerdict(detail.pages_before, detail.pages_after, newCritical),
+    thresholds: { warn_delta: WARN_DELTA, fail_delta: FAIL_DELTA },
+    new_critical_issues: newCritical,
+  };
 }

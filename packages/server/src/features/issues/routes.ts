@@ -1,26 +1,17 @@
-import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { contextOf } from '../../http/context.ts';
-import { IssueParams, ListIssuesQuery, SiteQuery, UpdateIssueBody } from './schemas.ts';
+import { IssueDetail, IssueList, IssueParams, ListIssuesQuery, SiteQuery, UpdateIssueBody } from './schemas.ts';
 import { IssueRecord } from '../../domain/records/issue.ts';
 import { issueDetail, listIssues, updateIssue } from './service.ts';
-
-const Detail = Type.Intersect([IssueRecord, Type.Object({
-  evidence: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-  linked_sessions: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-  verifications: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-  deploy_correlation: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
-  activity: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-})]);
 
 export async function issueRoutes(app: App) {
   app.get('/query/issues', {
     config: { access: QUERY_ACCESS },
     schema: {
       tags: ['query'], summary: 'UX issues, most severe first, then most recently seen', querystring: ListIssuesQuery,
-      response: { 200: Envelope(Type.Object({ issues: Type.Array(IssueRecord), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() })) },
+      response: { 200: Envelope(IssueList) },
     },
   }, async (request) => ok(await listIssues({ ctx: contextOf(request), input: request.query })));
 
@@ -28,7 +19,7 @@ export async function issueRoutes(app: App) {
     config: { access: QUERY_ACCESS },
     schema: {
       tags: ['query'], summary: 'One issue with evidence, linked sessions, verification history, deploy correlation and activity',
-      params: IssueParams, querystring: SiteQuery, response: { 200: Envelope(Detail) },
+      params: IssueParams, querystring: SiteQuery, response: { 200: Envelope(IssueDetail) },
     },
   }, async (request) => ok(await issueDetail({ ctx: contextOf(request), input: { ...request.query, ...request.params } })));
 

@@ -16,13 +16,14 @@ export const CONTEXT_CAPS = { pages: 10, issues: 10, deploys: 5, alerts: 10, rec
 
 export async function siteContext(db: Kysely<Database>, site: SiteRef, now: number) {
   const openIssues = db.selectFrom('ux_issues').where('site_id', '=', site.id).where('status', 'in', OPEN_ISSUE_STATUSES);
-  const activeAlerts = db.selectFrom('alerts').where('site_id', '=', site.id).where('status', 'in', ACTIVE_ALERT_STATUSES);
+  const activeAlerts = db.selectFrom('alerts').where('alerts.site_id', '=', site.id).where('alerts.status', 'in', ACTIVE_ALERT_STATUSES);
   const [summary, issues, openCount, deploys, alerts, activeCount, revenue] = await Promise.all([
     siteSummary(db, site.id),
     openIssues.selectAll().orderBy(SEVERITY_ORDER).orderBy('severity_score', 'desc').orderBy('last_seen_at', 'desc').limit(CONTEXT_CAPS.issues).execute(),
     openIssues.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
     recentDeploys(db, site.id, CONTEXT_CAPS.deploys),
-    activeAlerts.selectAll().orderBy('fired_at', 'desc').limit(CONTEXT_CAPS.alerts).execute(),
+    activeAlerts.leftJoin('alert_rules', 'alert_rules.id', 'alerts.rule_id').selectAll('alerts').select('alert_rules.channels as rule_channels')
+      .orderBy('alerts.fired_at', 'desc').limit(CONTEXT_CAPS.alerts).execute(),
     activeAlerts.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
     revenueAtRisk(db, site.id, now),
   ]);
@@ -46,7 +47,12 @@ export async function siteContext(db: Kysely<Database>, site: SiteRef, now: numb
     open_issues: issues.map((i) => { const r = toIssueRecord(i); return { id: r.id, title: r.title, page: r.page, type: r.type, severity: r.severity, status: r.status, session_count: r.session_count, last_seen_at: r.last_seen_at }; }),
     open_issue_count: count,
     recent_deploys: deploys.map((r) => ({ id: r.id, version: r.version, environment: r.environment, deployed_at: r.deployed_at, confusion_before: r.confusion_before, confusion_after: r.confusion_after, delta: r.delta })),
-    active_alerts: alerts.map((a) => { const r = toAlertRecord(a); return { id: r.id, trigger_type: r.trigger_type, page: r.page, severity: r.severity, status: r.status, message: r.message, fired_at: r.fired_at }; }),
+    // mcp_channel: the alert's rule names the mcp channel, so it is meant for the assistant.
+    active_alerts: alerts.map((a) => {
+      const r = toAlertRecord(a);
+      const channels = a.rule_channels ? JSON.parse(a.rule_channels) as string[] : [];
+      return { id: r.id, trigger_type: r.trigger_type, page: r.page, severity: r.severity, status: r.status, message: r.message, fired_at: r.fired_at, mcp_channel: channels.includes('mcp') };
+    }),
     active_alert_count: active,
     recommendations: issues.slice(0, CONTEXT_CAPS.recommendations).map((i) => ({ issue_id: i.id, title: i.title, recommendation: recommendationFor(i.type) })),
     revenue: revenue.tracking ? { currency: revenue.currency, monthly_at_risk: revenue.total_monthly_revenue_at_risk } : null,

@@ -6,7 +6,7 @@ import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { contextOf } from '../../http/context.ts';
-import { ExportQuery, RawQuery } from './schemas.ts';
+import { ExportQuery, RawQuery, RawRows } from './schemas.ts';
 import { rawRows } from './raw-rows.ts';
 import { EXPORT_HEADER, eventsCsv } from './events-csv.ts';
 
@@ -16,12 +16,7 @@ export async function rawRoutes(app: App) {
     schema: {
       tags: ['query'], summary: 'Raw rows of one table for the site',
       querystring: RawQuery,
-      response: {
-        200: Envelope(Type.Object({
-          table: Type.String(), rows: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-          total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer(),
-        })),
-      },
+      response: { 200: Envelope(RawRows) },
     },
   }, async (request) => ok(await rawRows({ ctx: contextOf(request), input: request.query })));
 

@@ -1,0 +1,29 @@
+// A failed schema check as the contract's error: the field it names and why, `invalid_status`
+// for a bad status value. The HTTP routes (Fastify's validation) and the MCP tools (their own
+// Ajv run over the same schemas) both answer through this, so a bad argument reads the same.
+import { AppError } from './errors.ts';
+
+/** One Ajv error object: the parts the mapping reads. */
+export interface ValidationIssue { keyword: string; instancePath: string; params: Record<string, unknown>; message?: string }
+
+/** `context` is the part that was checked (body, querystring, params). */
+export function validationError(issue: ValidationIssue, context?: string): AppError {
+  const path = issue.instancePath.split('/').filter(Boolean);
+  if (issue.keyword === 'required') path.push(String(issue.params.missingProperty));
+  if (issue.keyword === 'additionalProperties') {
+    const field = [...path, String(issue.params.additionalProperty)].join('.');
+    return new AppError('invalid_input', `Unknown field ${field}`, { field, reason: 'unknown field' });
+  }
+  const field = path.join('.') || context || 'body';
+  // A union of literals fails as "must be equal to constant": say what it means.
+  const reason = issue.keyword === 'const' || issue.keyword === 'anyOf' || issue.keyword === 'enum'
+    ? 'is not one of the allowed values'
+    : issue.message ?? issue.keyword;
+  if (path[path.length - 1] === 'status' && (issue.keyword === 'enum' || issue.keyword === 'anyOf' || issue.keyword === 'const' || issue.keyword === 'type')) {
+    return new AppError('invalid_status', `status: ${reason}`, { field, reason });
+  }
+  if (context === 'body' && path.length === 0 && issue.keyword === 'type') {
+    return new AppError('invalid_input', 'The body must be a JSON object', { field: 'body', reason });
+  }
+  return new AppError('invalid_input', `${field}: ${reason}`, { field, reason });
+}

@@ -1,0 +1,57 @@
+// POST /v1/mcp: the MCP endpoint (Streamable HTTP, stateless, JSON responses). GET and DELETE
+// (the SSE stream and session end of stateful servers) answer 405 like any unknown method.
+// The credential is a bearer token as on /query; a 401 says `WWW-Authenticate: Bearer` and
+// nothing about OAuth, so clients keep using the static header they were given.
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import type { App } from '../http/app-types.ts';
+import { contextOf } from '../http/context.ts';
+import { QUERY_ACCESS } from '../http/query.ts';
+import type { RouteDocs } from '../http/openapi.ts';
+import { SiteIdQuery } from '../domain/schema-parts.ts';
+import { answerOverHttp, openSession, refuseForeignOrigin, type HttpAnswer } from './http-exchange.ts';
+
+const JsonRpcMessage = Type.Object({
+  jsonrpc: Type.Literal('2.0'),
+  id: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+  method: Type.Optional(Type.String()),
+  params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+}, { additionalProperties: true, description: 'A JSON-RPC 2.0 message of the Model Context Protocol' });
+
+const JsonRpcBody = Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage)]);
+// The transport reads the message itself, so the body is documented only; a browser from
+// another origin is refused with 403 forbidden.
+const MCP_DOCS: RouteDocs = { body: JsonRpcBody, errors: ['forbidden'] };
+// The answer is the transport's JSON text, sent as it is: documented as JSON-RPC, typed as text.
+const JsonRpcAnswer = Type.Unsafe<string>(JSON.parse(JSON.stringify(JsonRpcBody)));
+
+export async function mcpRoutes(app: App) {
+  app.post('/mcp', {
+    config: { access: QUERY_ACCESS, docs: MCP_DOCS },
+    schema: {
+      tags: ['mcp'],
+      summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON responses): Mallard\'s tools, resources and prompts for AI assistants',
+      description: 'Send `Accept: application/json, text/event-stream`. `site_id` sets the site tools use when they are not given one (for org-level credentials). Browsers from an origin other than this server\'s are refused (403 forbidden). See docs/mcp.md.',
+      querystring: SiteIdQuery,
+      response: {
+        // One success status per operation in the document; the 202 is said in words.
+        200: { description: 'The JSON-RPC response (or an array of them). A request holding only notifications or responses is answered 202 with no body.', content: { 'application/json': { schema: JsonRpcAnswer } } },
+      },
+    },
+    onError: async (_request, reply, error) => {
+      if ((error as { status?: number }).status === 401) reply.header('www-authenticate', 'Bearer');
+    },
+  }, async (request, reply) => {
+    const { config } = request.server.services;
+    refuseForeignOrigin(request.headers.origin, config.publicUrl);
+    const session = await openSession(contextOf(request), request.query.site_id);
+    return send(reply, await answerOverHttp(session, `${config.publicUrl}${request.url}`, request.headers, request.body));
+  });
+}
+
+/** The transport's answer as it is: 200 with its JSON text, or 202 with no body. */
+function send(reply: FastifyReply, answer: HttpAnswer) {
+  reply.code(answer.status);
+  for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
+  return answer.body === '' ? reply.send() : reply.send(answer.body);
+}

@@ -1,0 +1,94 @@
+// Read tools about what users did: the heatmaps (summarised in words), the friction journey
+// map, page-to-page flows, one session with its narrative, and raw rows.
+import { elementHeatmap } from '../../features/heatmaps/element-heatmap.ts';
+import { pageHeatmap } from '../../features/heatmaps/page-heatmap.ts';
+import { ElementHeatmap, ElementHeatmapQuery, PageHeatmap, PageHeatmapQuery } from '../../features/heatmaps/schemas.ts';
+import { frictionMap } from '../../features/journeys/friction-map.ts';
+import { flows } from '../../features/journeys/flows.ts';
+import { Flows, FlowsQuery, FrictionMap, FrictionQuery } from '../../features/journeys/schemas.ts';
+import { sessionTimeline } from '../../features/sessions/session-timeline.ts';
+import { SessionQuery, SessionTimeline } from '../../features/sessions/schemas.ts';
+import { rawRows } from '../../features/raw/raw-rows.ts';
+import { RawQuery, RawRows } from '../../features/raw/schemas.ts';
+import { summarizePoints } from '../heatmap-summary.ts';
+import { defineTool } from '../tool-kit.ts';
+import { bullets, countsLine, lines, plural } from '../text.ts';
+
+export const elementHeatmapTool = defineTool({
+  name: 'get_element_heatmap',
+  title: 'Heatmap inside one element',
+  description: 'Where inside one element users struggled: up to 300 points (rx, ry from 0,0 top left to 1,1 bottom right) of rage clicks, dead clicks and clicks on disabled controls, most recent first; the text says how many of each and where they cluster.',
+  input: { query: ElementHeatmapQuery },
+  output: ElementHeatmap,
+  pageFields: ['page'],
+  run: (ctx, input) => elementHeatmap({ ctx, input }),
+  summarize: (d) => lines(
+    `${d.selector} on ${d.page}:`,
+    summarizePoints(d.points.map((p) => ({ x: p.rx, y: p.ry, signal: p.signal })), 'element'),
+  ),
+});
+
+export const pageHeatmapTool = defineTool({
+  name: 'get_page_heatmap',
+  title: 'Heatmap of a page',
+  description: 'Where in the viewport users struggled on a page: up to 500 points (vx, vy from 0,0 top left to 1,1 bottom right, with the clicked element when known), most recent first; the text says how many of each signal, where they cluster and which elements were hit most.',
+  input: { query: PageHeatmapQuery },
+  output: PageHeatmap,
+  pageFields: ['page'],
+  run: (ctx, input) => pageHeatmap({ ctx, input }),
+  summarize: (d) => lines(
+    `${d.page}:`,
+    summarizePoints(d.points.map((p) => ({ x: p.vx, y: p.vy, signal: p.signal, el: p.el })), 'viewport'),
+  ),
+});
+
+export const frictionMapTool = defineTool({
+  name: 'get_friction_map',
+  title: 'Friction journey map',
+  description: 'Page transitions where users struggled, heaviest first (at most 100 edges): for each from -> to, the sessions, the combined friction weight, the signals and up to 5 examples with their session ids.',
+  input: { query: FrictionQuery },
+  output: FrictionMap,
+  run: (ctx, input) => frictionMap({ ctx, input }),
+  summarize: (d) => d.edges.length === 0 ? `No friction on page transitions in ${plural(d.sessions_analyzed, 'session')} analyzed.` : lines(
+    `${plural(d.edges.length, 'transition')} with friction in ${plural(d.sessions_analyzed, 'session')} analyzed:`,
+    bullets(d.edges, (e) => `${e.from} -> ${e.to}: weight ${e.friction_weight}, ${plural(e.sessions, 'session')} (${countsLine(e.signals)})`, 'transitions'),
+  ),
+});
+
+export const flowsTool = defineTool({
+  name: 'get_flows',
+  title: 'Page-to-page flows',
+  description: 'How users move between pages: page-to-page edges with their transition and session counts, busiest first.',
+  input: { query: FlowsQuery },
+  output: Flows,
+  run: (ctx, input) => flows({ ctx, input }),
+  summarize: (d) => d.edges.length === 0 ? `No page-to-page movement in ${d.days} days.` : lines(
+    `${plural(d.edges.length, 'edge')} from ${plural(d.sessions_analyzed, 'session')} over ${d.days} days:`,
+    bullets(d.edges, (e) => `${e.from} -> ${e.to}: ${plural(e.transitions, 'transition')}, ${plural(e.sessions, 'session')}`, 'edges'),
+  ),
+});
+
+export const sessionTool = defineTool({
+  name: 'get_session',
+  title: 'One session',
+  description: 'One session: timing, device, pages in order, signal counts, every event, and a plain-language narrative of what the user went through (no invented causes).',
+  input: { query: SessionQuery },
+  output: SessionTimeline,
+  run: (ctx, input) => sessionTimeline({ ctx, input }),
+  summarize: (d) => lines(
+    `Session ${d.session.session_id}: ${plural(d.session.page_count, 'page')}, ${plural(d.session.signal_count, 'signal')}${d.session.signal_count ? ` (${countsLine(d.session.signal_counts)})` : ''}, ${d.session.converted ? 'converted' : 'did not convert'}.`,
+    d.narrative,
+  ),
+});
+
+export const rawTool = defineTool({
+  name: 'query_raw',
+  title: 'Raw rows',
+  description: 'Raw rows of one table of the site (events, signals, sessions, page_scores, score_history, ux_issues, deploys, alerts), sorted by a column; for questions the other tools do not answer.',
+  input: { query: RawQuery },
+  output: RawRows,
+  run: (ctx, input) => rawRows({ ctx, input }),
+  summarize: (d) => `${plural(d.rows.length, 'row')} of ${d.table} (from ${d.offset}; ${d.total} in all). The rows are in the structured result.`,
+});
+
+export const BEHAVIOUR_TOOLS = [elementHeatmapTool, pageHeatmapTool, frictionMapTool, flowsTool, sessionTool, rawTool];

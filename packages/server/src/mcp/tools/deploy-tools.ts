@@ -1,0 +1,75 @@
+// Deploys: the list, one deploy, the post-deploy check, and the two timeline writes (record a
+// deploy, add an annotation).
+import { checkDeploy, deployDetail, listDeploys, recordDeploy } from '../../features/deploys/service.ts';
+import { CheckDeployQuery, CreateDeployBody, DeployCheck, DeployDetail, DeployList, DeployParams, DeploySiteQuery, ListDeploysQuery } from '../../features/deploys/schemas.ts';
+import { createAnnotation } from '../../features/annotations/service.ts';
+import { CreateAnnotationBody } from '../../features/annotations/schemas.ts';
+import { DeployRecord } from '../../domain/records/deploy.ts';
+import { AnnotationRecord } from '../../domain/records/annotation.ts';
+import { defineTool } from '../tool-kit.ts';
+import { bullets, lines, plural, signed } from '../text.ts';
+
+const deployLine = (d: { version: string; environment: string; deployed_at: string; confusion_before: number; confusion_after: number | null; delta: number | null; id: string }) =>
+  `${d.version} (${d.environment}, ${d.deployed_at}): site score ${d.confusion_before} -> ${d.confusion_after ?? 'pending'}${d.delta === null ? '' : ` (${signed(d.delta)})`}; id ${d.id}`;
+
+export const listDeploysTool = defineTool({
+  name: 'list_deploys',
+  title: 'Deploys',
+  description: 'Deploys, newest first, each with the site\'s score when it was recorded (confusion_before) and after it (confusion_after, null until 5 minutes of post-deploy data) and their delta (positive is worse).',
+  input: { query: ListDeploysQuery },
+  output: DeployList,
+  run: (ctx, input) => listDeploys({ ctx, input }),
+  summarize: (d) => d.total === 0 ? 'No deploys recorded.' : lines(`${plural(d.total, 'deploy')}:`, bullets(d.deploys, deployLine, 'deploys on this page of results')),
+});
+
+export const getDeployTool = defineTool({
+  name: 'get_deploy',
+  title: 'One deploy',
+  description: 'One deploy with the per-page scores before and after it and its related issues (verified against it, or first seen within 48 hours after it).',
+  input: { params: DeployParams, query: DeploySiteQuery },
+  output: DeployDetail,
+  run: (ctx, input) => deployDetail({ ctx, input }),
+  summarize: (d) => lines(
+    deployLine(d),
+    d.related_issues.length > 0 && 'Related issues:',
+    bullets(d.related_issues, (i) => `[${i.severity}] ${i.title} (${i.relation}${i.verification_result ? `: ${i.verification_result}` : ''}; id ${i.id})`, 'related issues'),
+  ),
+});
+
+export const checkDeployTool = defineTool({
+  name: 'check_deploy',
+  title: 'Post-deploy check',
+  description: 'Did a deploy make things worse? Mallard compares each page\'s score after the deploy with its score before it: WARN when a page rose 5 points or more, FAIL at 15 or more or when a critical issue appeared after it, else PASS (PENDING before any post-deploy score). Per page and overall, with the reasons. Default: the latest deploy.',
+  input: { query: CheckDeployQuery },
+  output: DeployCheck,
+  run: (ctx, input) => checkDeploy({ ctx, input }),
+  summarize: (d) => lines(
+    `${d.verdict}: deploy ${deployLine(d.deploy)}.`,
+    d.reasons.map((r) => `- ${r}`),
+    d.pages.length > 0 && `${plural(d.pages.length, 'page')} scored after the deploy; biggest rises: ${d.pages.slice(0, 3).map((p) => `${p.page} ${signed(p.delta)}`).join(', ')}.`,
+  ),
+});
+
+export const recordDeployTool = defineTool({
+  name: 'record_deploy',
+  title: 'Record a deploy',
+  description: 'Record a deploy (as CI would): Mallard keeps the site\'s score at this moment and fills in the score after it from 5 minutes on; a production deploy also starts verifying resolved issues. Then use check_deploy.',
+  input: { body: CreateDeployBody },
+  output: DeployRecord,
+  write: { idempotent: false },
+  run: (ctx, input) => recordDeploy({ ctx, input }),
+  summarize: (d) => `Recorded deploy ${deployLine(d)}.`,
+});
+
+export const addAnnotationTool = defineTool({
+  name: 'add_annotation',
+  title: 'Add an annotation',
+  description: 'Add a note to the site\'s timeline (or one page\'s): shown beside trends and in page detail, e.g. what a post-deploy check found.',
+  input: { body: CreateAnnotationBody },
+  output: AnnotationRecord,
+  write: { idempotent: false },
+  run: (ctx, input) => createAnnotation({ ctx, input }),
+  summarize: (d) => `Annotation added${d.page ? ` on ${d.page}` : ''} at ${d.created_at}: ${d.message}`,
+});
+
+export const DEPLOY_TOOLS = [listDeploysTool, getDeployTool, checkDeployTool, recordDeployTool, addAnnotationTool];

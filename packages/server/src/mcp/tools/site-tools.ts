@@ -1,0 +1,167 @@
+// Read tools about the site and its pages: who am I, the one-call context, scores, one page,
+// trends, two pages compared, elements, what to fix first and the revenue at risk.
+import { whoami } from '../../features/whoami/service.ts';
+import { Whoami } from '../../features/whoami/schemas.ts';
+import { getSiteContext } from '../../features/mcp-context/service.ts';
+import { SiteContext, SiteContextQuery } from '../../features/mcp-context/schemas.ts';
+import { comparePages, getElements, getPageDetail, getSiteScores, getTrends } from '../../features/scores/service.ts';
+import {
+  CompareQuery, Comparison, Elements, ElementsQuery, PageDetail, PageQuery, SiteScores, SiteScoresQuery, Trends, TrendsQuery,
+} from '../../features/scores/schemas.ts';
+import { getRecommendations, getRevenueAtRisk } from '../../features/revenue/service.ts';
+import { Recommendations, RecommendationsQuery, RevenueAtRisk, RevenueQuery } from '../../features/revenue/schemas.ts';
+import { defineTool } from '../tool-kit.ts';
+import { bullets, countsLine, lines, plural, signed } from '../text.ts';
+
+type Row = Record<string, unknown>;
+const money = (cents: number | null | undefined, currency: string) => (cents === null || cents === undefined ? 'unknown' : `${(cents / 100).toFixed(2)} ${currency}`);
+
+export const whoamiTool = defineTool({
+  name: 'whoami',
+  title: 'Who am I',
+  description: 'The credential this connection uses: its org, its site (null for an org-level credential, which must pass site_id to every tool), its type and scopes.',
+  input: {},
+  output: Whoami,
+  run: async (ctx) => whoami({ ctx }),
+  summarize: (d) => lines(
+    `Org ${d.org.name} (${d.org.id}); ${d.site ? `site ${d.site.name} (${d.site.id}, ${d.site.url})` : 'no site of its own: pass site_id to each tool'}.`,
+    `Credential: ${d.key_type}${'role' in d && d.role ? `, role ${d.role}` : ''}; scopes ${d.scopes.join(', ') || 'none'}.`,
+  ),
+});
+
+export const siteContextTool = defineTool({
+  name: 'get_site_context',
+  title: 'Site context (call this first)',
+  description: 'Call this first. One call that tells you the state of the site: overall score and trend, the worst pages, open issues, recent deploys, active alerts (those flagged mcp_channel were sent to you through the mcp alert channel), what to fix first and the revenue at risk. Lists are capped; the counts are true totals.',
+  input: { query: SiteContextQuery },
+  output: SiteContext,
+  run: (ctx, input) => getSiteContext({ ctx, input }),
+  summarize: (d) => {
+    const forYou = d.active_alerts.filter((a) => a.mcp_channel);
+    return lines(
+      d.state,
+      d.top_pages.length > 0 && 'Worst pages:',
+      bullets(d.top_pages, (p) => `${p.page}: ${p.score} (${p.trend}${p.dominant_signal ? `, mostly ${p.dominant_signal}` : ''})`, 'pages'),
+      d.open_issues.length > 0 && 'Open issues, most severe first:',
+      bullets(d.open_issues, (i) => `[${i.severity}] ${i.title} (${i.status}; id ${i.id})`, 'open issues', d.open_issue_count),
+      forYou.length > 0 && `Alerts sent to you (mcp channel): ${forYou.map((a) => `${a.message} (id ${a.id})`).join('; ')}`,
+    );
+  },
+});
+
+export const scoresTool = defineTool({
+  name: 'get_scores',
+  title: 'Site scores',
+  description: 'The site\'s confusion score summary: overall score (0 calm to 100 broken) and trend against its 7-day baseline, and every scored page, worst first.',
+  input: { query: SiteScoresQuery },
+  output: SiteScores,
+  run: (ctx, input) => getSiteScores({ ctx, input }),
+  summarize: (d) => lines(
+    `Overall ${d.site.overall_score} (${d.duck_state}: ${d.duck_label}), trend ${d.site.overall_trend}; ${d.site.total_active_users} active users, ${d.site.total_affected_users} affected${d.as_of ? `; as of ${d.as_of}` : '; not scored yet'}.`,
+    bullets(d.site.pages as Row[], (p) => `${p.page}: ${p.score} (${p.trend}${p.dominant_signal ? `, mostly ${p.dominant_signal}` : ''})`, 'pages'),
+  ),
+});
+
+export const pageTool = defineTool({
+  name: 'get_page',
+  title: 'One page in detail',
+  description: 'One page: its score with the breakdown by signal, 7 days of history, the elements with the most friction, its active alerts and open issues, the site\'s recent deploys, annotations and budgets.',
+  input: { query: PageQuery },
+  output: PageDetail,
+  pageFields: ['page'],
+  run: (ctx, input) => getPageDetail({ ctx, input }),
+  summarize: (d) => {
+    const s = d.score as Row | null;
+    return lines(
+      s ? `${d.page}: score ${s.score} (${s.duck_state}), trend ${s.trend}, ${s.active_users} active users, ${s.affected_users} affected${s.dominant_signal ? `; mostly ${s.dominant_signal}` : ''}.`
+        : `${d.page}: seen but not scored yet (fewer than 3 active users).`,
+      d.elements.length > 0 && 'Elements with the most friction:',
+      bullets(d.elements, (e) => `${e.element_selector}${e.label ? ` '${e.label}'` : ''}: ${e.signal_count} signals (${countsLine(e.signals)}), ${plural(e.affected_users, 'user')}`, 'elements', d.elements.length, 5),
+      d.issues.length > 0 && 'Open issues:',
+      bullets(d.issues as Row[], (i) => `[${i.severity}] ${i.title} (id ${i.id})`, 'issues', d.issues.length, 5),
+      `${plural(d.active_alerts.length, 'active alert')}, ${plural(d.history.length, 'history row')} in 7 days.`,
+    );
+  },
+});
+
+export const trendsTool = defineTool({
+  name: 'get_trends',
+  title: 'Score trends',
+  description: 'Score history, newest first: one page\'s (page) or the whole site\'s, over the last `days` days, with the annotations of that time.',
+  input: { query: TrendsQuery },
+  output: Trends,
+  pageFields: ['page'],
+  run: (ctx, input) => getTrends({ ctx, input }),
+  summarize: (d) => {
+    const scores = (d.history as Row[]).map((h) => Number(h.score)).filter((n) => Number.isFinite(n));
+    const what = d.page ?? 'the site';
+    if (scores.length === 0) return `No score history for ${what} in the last ${d.days} days.`;
+    const newest = scores[0];
+    const oldest = scores[scores.length - 1];
+    return lines(
+      `${what} over ${d.days} days: ${plural(scores.length, 'cycle')}; from ${oldest} to ${newest} (${signed(Math.round((newest - oldest) * 10) / 10)}); lowest ${Math.min(...scores)}, highest ${Math.max(...scores)}.`,
+      d.annotations.length > 0 && `Annotations: ${(d.annotations as Row[]).slice(0, 5).map((a) => `${a.created_at ?? ''} ${a.message}`.trim()).join('; ')}${d.annotations.length > 5 ? ` (and ${d.annotations.length - 5} more)` : ''}`,
+    );
+  },
+});
+
+export const compareTool = defineTool({
+  name: 'compare_pages',
+  title: 'Compare two pages',
+  description: 'Two pages side by side (score, trend, users, open issues, breakdown) and their differences (a - b).',
+  input: { query: CompareQuery },
+  output: Comparison,
+  pageFields: ['a', 'b'],
+  run: (ctx, input) => comparePages({ ctx, input }),
+  summarize: (d) => {
+    const side = (s: Row) => `${s.page}: score ${s.score ?? 'none'} (${s.trend}), ${s.active_users} active users, ${s.affected_users} affected, ${s.open_issues} open issues${s.dominant_signal ? `, mostly ${s.dominant_signal}` : ''}`;
+    return lines(side(d.a), side(d.b), `Difference (a - b): score ${d.difference.score ?? 'n/a'}, open issues ${d.difference.open_issues}.`);
+  },
+});
+
+export const elementsTool = defineTool({
+  name: 'get_elements',
+  title: 'Elements with the most friction',
+  description: 'The elements of a page with the most friction signals (the last 7 days, or a from/to window, optionally one device class): each with its signals, dominant signal, users affected and a recommendation.',
+  input: { query: ElementsQuery },
+  output: Elements,
+  pageFields: ['page'],
+  run: (ctx, input) => getElements({ ctx, input }),
+  summarize: (d) => d.elements.length === 0 ? `No friction on the elements of ${d.page} in this window.` : lines(
+    `${plural(d.elements.length, 'element')} of ${d.page} with friction:`,
+    bullets(d.elements, (e) => `${e.element_selector}${e.label ? ` '${e.label}'` : ''}: ${e.signal_count} signals, mostly ${e.dominant_signal}, ${plural(e.affected_users, 'user')}. ${e.recommendation}`, 'elements', d.elements.length, 5),
+  ),
+});
+
+export const recommendationsTool = defineTool({
+  name: 'get_recommendations',
+  title: 'What to fix first',
+  description: 'The open issues by priority (severity, reach and revenue at risk), each with a concrete recommendation.',
+  input: { query: RecommendationsQuery },
+  output: Recommendations,
+  run: (ctx, input) => getRecommendations({ ctx, input }),
+  summarize: (d) => d.recommendations.length === 0 ? 'No open issues: nothing to fix right now.' : lines(
+    'What to fix first:',
+    bullets(d.recommendations, (r) => `(${r.priority}) ${r.title}: ${r.recommendation} [issue ${r.issue_id}]`, 'recommendations', d.recommendations.length, 5),
+  ),
+});
+
+export const revenueTool = defineTool({
+  name: 'get_revenue',
+  title: 'Revenue at risk',
+  description: 'The monthly revenue at risk across open issues: the conversion gap between sessions that hit each issue and calm sessions, times their value. Needs conversion tracking (track() events).',
+  input: { query: RevenueQuery },
+  output: RevenueAtRisk,
+  run: (ctx, input) => getRevenueAtRisk({ ctx, input }),
+  summarize: (d) => {
+    if (!d.tracking) return d.message ?? 'No conversion tracking.';
+    const estimated = d.issues.filter((i) => i.monthly_revenue_at_risk_cents !== null).sort((a, b) => (b.monthly_revenue_at_risk_cents ?? 0) - (a.monthly_revenue_at_risk_cents ?? 0));
+    return lines(
+      `Revenue at risk: ${money(d.total_monthly_revenue_at_risk_cents, d.currency)} a month across ${plural(d.issues.length, 'open issue')} (average conversion ${money(d.average_value_cents, d.currency)}, ${d.average_value_source}).`,
+      bullets(estimated, (i) => `${i.title}: ${money(i.monthly_revenue_at_risk_cents, d.currency)} a month (${i.confidence} confidence)`, 'issues with an estimate', estimated.length, 5),
+      d.issues.length > estimated.length && `${d.issues.length - estimated.length} issues have too few sessions for an estimate.`,
+    );
+  },
+});
+
+export const SITE_TOOLS = [whoamiTool, siteContextTool, scoresTool, pageTool, trendsTool, compareTool, elementsTool, recommendationsTool, revenueTool];

@@ -1,0 +1,70 @@
+// The published MCP Inspector CLI (@modelcontextprotocol/inspector-cli, run non-interactively)
+// against both transports: Streamable HTTP with a bearer header, and `mallard mcp` launched as
+// a command. What it prints is what any client would see.
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, T0, type Harness } from './helpers/harness.ts';
+import { BIN, listen } from './helpers/mcp-kit.ts';
+import { alertHarness, cycle, ingest, intervalTraffic, INTERVAL } from './helpers/alert-traffic.ts';
+
+const INSPECTOR = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build/index.js');
+const exec = promisify(execFile);
+
+describe('MCP Inspector CLI', () => {
+  let h: Harness;
+  let base: string;
+  let org: Awaited<ReturnType<Harness['org']>>;
+
+  beforeAll(async () => {
+    h = await alertHarness('sqlite');
+    org = await h.org('Inspected');
+    const at = T0 - INTERVAL;
+    await ingest(h, org.keys.secret, intervalTraffic(at - INTERVAL, [{ page: '/checkout', signals: [{ type: 'rage_click', element: 'button.pay', count: 4 }] }]));
+    await cycle(h, org.site_id, at);
+    base = await listen(h);
+  });
+  afterAll(async () => h?.close());
+
+  const transports = {
+    http: () => ({ target: [`${base}/v1/mcp`, '--transport', 'http', '--header', `Authorization: Bearer ${org.keys.mcp}`], env: {} }),
+    stdio: () => ({ target: [process.execPath, BIN, 'mcp', '--transport', 'stdio'], env: { MALLARD_URL: base, MALLARD_MCP_KEY: org.keys.mcp } }),
+  };
+
+  for (const [name, transport] of Object.entries(transports)) {
+    describe(`over ${name}`, () => {
+      const inspect = async (...args: string[]) => {
+        const { target, env } = transport();
+        // 1.0.3 looks for its package.json at ../package.json from the working directory.
+        const { stdout } = await exec(process.execPath, [INSPECTOR, ...target, ...args], { cwd: dirname(INSPECTOR), env: { PATH: process.env.PATH, ...env }, timeout: 60_000 });
+        return JSON.parse(stdout);
+      };
+
+      it('tools/list', async () => {
+        const { tools } = await inspect('--method', 'tools/list');
+        expect(tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['get_site_context', 'get_page', 'check_deploy', 'query_raw']));
+        expect(tools.map((t: { name: string }) => t.name)).not.toContain('update_issue');
+      }, 60_000);
+
+      it('tools/call', async () => {
+        const result = await inspect('--method', 'tools/call', '--tool-name', 'get_page', '--tool-arg', 'page=/checkout');
+        const route = (await h.app.inject({ method: 'GET', url: '/v1/query/page?page=/checkout', headers: bearer(org.keys.mcp) })).json().data;
+        expect(result.structuredContent).toEqual(route);
+        expect(result.content[0].text).toContain('/checkout: score 10');
+      }, 60_000);
+
+      it('resources/read', async () => {
+        const result = await inspect('--method', 'resources/read', '--uri', 'mallard://context');
+        expect(JSON.parse(result.contents[0].text)).toMatchObject({ site_id: org.site_id, top_pages: [{ page: '/checkout', score: 10 }] });
+      }, 60_000);
+
+      it('prompts/get', async () => {
+        const result = await inspect('--method', 'prompts/get', '--prompt-name', 'diagnose_page', '--prompt-args', 'page_path=/checkout');
+        expect(result.messages[0].content.text).toContain('/checkout: score 10');
+        expect(result.messages[0].content.text).toContain('button.pay');
+      }, 60_000);
+    });
+  }
+});
