@@ -6,9 +6,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, T0, type Harness } from './helpers/harness.ts';
+import { bearer, createHarness, T0, type Harness } from './helpers/harness.ts';
 import { BIN, listen } from './helpers/mcp-kit.ts';
-import { alertHarness, cycle, ingest, intervalTraffic, INTERVAL } from './helpers/alert-traffic.ts';
+import { cycle, ingest, intervalTraffic, INTERVAL } from './helpers/alert-traffic.ts';
 
 const INSPECTOR = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build/index.js');
 const exec = promisify(execFile);
@@ -19,7 +19,7 @@ describe('MCP Inspector CLI', () => {
   let org: Awaited<ReturnType<Harness['org']>>;
 
   beforeAll(async () => {
-    h = await alertHarness('sqlite');
+    h = await createHarness('sqlite', { raisedLimits: true });
     org = await h.org('Inspected');
     const at = T0 - INTERVAL;
     await ingest(h, org.keys.secret, intervalTraffic(at - INTERVAL, [{ page: '/checkout', signals: [{ type: 'rage_click', element: 'button.pay', count: 4 }] }]));

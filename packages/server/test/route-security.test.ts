@@ -80,7 +80,7 @@ eachDialect('route security', ({ name: dialect }) => {
 
   async function send(req: BuiltRequest, cred: Credential): Promise<LightMyRequestResponse> {
     return h.app.inject({
-      method: req.method as 'GET', url: req.url, headers: await cred.headers(), remoteAddress: freshIp(),
+      method: req.method as 'GET', url: req.url, headers: { ...req.headers, ...(await cred.headers()) }, remoteAddress: freshIp(),
       ...(req.body === undefined ? {} : { payload: req.body as object }),
     });
   }
@@ -108,7 +108,8 @@ eachDialect('route security', ({ name: dialect }) => {
   it('each rule fits the surface its path is on, as docs/api.md sets out', () => {
     for (const { method, url, access } of ROUTES) {
       const where = `${method} ${url}`;
-      const surface = url.startsWith('/v1/query/') ? 'query' : url.startsWith('/v1/manage/') ? 'manage'
+      // The MCP endpoint reads what /query reads, so it is on the query surface (docs/api.md).
+      const surface = url.startsWith('/v1/query/') || url === '/v1/mcp' ? 'query' : url.startsWith('/v1/manage/') ? 'manage'
         : url.startsWith('/v1/auth/') ? 'auth' : url === '/v1/ingest' && method === 'POST' ? 'ingest' : 'public';
       expect(access.surface, where).toBe(surface);
       if (surface === 'query') expect(access, where).toMatchObject({ scopes: ['query:read', 'mcp:read'], role: 'viewer' });

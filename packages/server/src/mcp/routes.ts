@@ -18,7 +18,9 @@ const JsonRpcMessage = Type.Object({
   params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 }, { additionalProperties: true, description: 'A JSON-RPC 2.0 message of the Model Context Protocol' });
 
-const JsonRpcBody = Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage)]);
+const JsonRpcBody = Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage)], {
+  examples: [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }],
+});
 // The transport reads the message itself, so the body is documented only; a browser from
 // another origin is refused with 403 forbidden.
 const MCP_DOCS: RouteDocs = { body: JsonRpcBody, errors: ['forbidden'] };

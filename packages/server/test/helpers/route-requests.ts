@@ -15,6 +15,8 @@ export interface BuiltRequest {
   url: string;
   /** A JSON body, or undefined for routes that take none. */
   body: unknown;
+  /** Headers the route needs besides the credential. */
+  headers: Record<string, string>;
   /** The kinds of record the request names (site, issue, webhook, ...). */
   kinds: Set<string>;
 }
@@ -57,6 +59,11 @@ const CREDENTIAL_FIELDS = new Set(['key']);
 /** Bodies whose validity depends on another field (a provider's config): what the schema cannot tell. */
 const BODY_HINTS: Record<string, Record<string, unknown>> = {
   'POST /v1/manage/integrations': { provider: 'slack', config: { webhook_url: 'http://127.0.0.1:9/route-security' } },
+};
+
+/** Headers a route's transport needs beyond the credential (what a schema of the body cannot say). */
+const HEADER_HINTS: Record<string, Record<string, string>> = {
+  'POST /v1/mcp': { accept: 'application/json, text/event-stream' },
 };
 
 const isIdField = (name: string) => name === 'id' || name.endsWith('_id');
@@ -169,7 +176,8 @@ class Builder {
     const out = example as Record<string, unknown>;
     for (const name of Object.keys(out)) {
       if (CREDENTIAL_FIELDS.has(name)) delete out[name];
-      else if (isIdField(name)) out[name] = this.id(kindOf(name));
+      // Record ids are strings; a number under `id` is something else (a JSON-RPC request id).
+      else if (isIdField(name) && typeof out[name] === 'string') out[name] = this.id(kindOf(name));
     }
     for (const name of Object.keys(schema.properties ?? {})) {
       if (isIdField(name) && !(name in out)) out[name] = this.id(kindOf(name));
@@ -203,5 +211,5 @@ export function buildRequest(rule: RouteRule, ids: IdSource): BuiltRequest {
     const hint = BODY_HINTS[where];
     body = hint ? b.withIds(structuredClone(hint), bodySchema) : b.value(bodySchema, 'body');
   }
-  return { method: rule.method, url: search ? `${path}?${search}` : path, body, kinds: b.kinds };
+  return { method: rule.method, url: search ? `${path}?${search}` : path, body, headers: HEADER_HINTS[where] ?? {}, kinds: b.kinds };
 }
