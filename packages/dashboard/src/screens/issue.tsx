@@ -61,7 +61,13 @@ function Ticket({ site, issue, reload }: { site: string; issue: IssueDetail; rel
   );
 }
 
+/** Page-level signals (scrolling, reloads, slow loads) name no element, so they have no element heatmap. */
 function IssueHeatmap({ site, issue }: { site: string; issue: IssueDetail }) {
+  if (!issue.element_selector) return <Empty>This issue is about the whole page, not one element, so there is no element heatmap.</Empty>;
+  return <ElementPresses site={site} issue={issue} />;
+}
+
+function ElementPresses({ site, issue }: { site: string; issue: IssueDetail }) {
   const heat = useApi(() => api.get<ElementHeatmapData>('/query/element-heatmap', { site_id: site, page: issue.page, selector: issue.element_selector }), [site, issue.id]);
   return (
     <Async load={heat} what="the element heatmap">
