@@ -8,10 +8,10 @@ import { Ajv } from 'ajv';
 import formatsModule from 'ajv-formats';
 import { v7 as uuidv7 } from 'uuid';
 import { Secrets } from './auth/secrets.ts';
-import { AppError, ERROR_STATUS, type ErrorCode } from './domain/errors.ts';
+import { AppError } from './domain/errors.ts';
 import { validationError, type ValidationIssue } from './domain/validation-error.ts';
 import type { ErrorBody } from './http/envelope.ts';
-import { authorize, bearerToken, type Access } from './http/access.ts';
+import { authorize, bearerToken } from './http/access.ts';
 import { authenticate } from './domain/authenticate.ts';
 import { withFailedAuthLockout } from './domain/rate-limits.ts';
 import { duckOverride, randomDuckFact } from './http/ducks.ts';
@@ -201,5 +201,3 @@ export function toAppError(error: unknown): AppError {
   return new AppError('internal_error', 'Something went wrong on our side; the request id identifies it in the logs');
 }
 
-export type { Access, ErrorCode };
-export { ERROR_STATUS };

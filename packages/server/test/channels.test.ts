@@ -6,7 +6,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { runDeliveryOnce } from '../src/delivery/worker.ts';
-import { notify } from '../src/pipeline/alert-step.ts';
+import { notify } from '../src/events/alert-notifications.ts';
 import type { AlertsTable } from '../src/store/tables.ts';
 import { bearer, eachDialect, useHarness, type Org } from './helpers/harness.ts';
 import { deliveryOptions, deliverySuiteHooks, installLoopbackGuard, MailServer, mimeParts, Receiver } from './helpers/delivery-kit.ts';

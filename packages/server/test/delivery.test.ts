@@ -8,8 +8,9 @@ import { beforeAll, expect, it } from 'vitest';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { postJson, SEND_TIMEOUT_MS } from '../src/delivery/http-post.ts';
-import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS, runDeliveryOnce, startDeliveryWorker } from '../src/delivery/worker.ts';
+import { postJson } from '../src/delivery/http-post.ts';
+import { runDeliveryOnce, startDeliveryWorker } from '../src/delivery/worker.ts';
+import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS, SEND_TIMEOUT_MS } from '../src/events/jobs.ts';
 import { bearer, eachDialect, useHarness, type Org } from './helpers/harness.ts';
 import { deliveryOptions, deliverySuiteHooks, installLoopbackGuard, eventually, Receiver, type Received } from './helpers/delivery-kit.ts';
 

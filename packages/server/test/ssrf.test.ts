@@ -186,7 +186,7 @@ eachDialect('SSRF refusals', ({ name, skip }) => {
     const rule = await h.app.inject({ method: 'POST', url: '/v1/manage/alert-rules', headers: bearer(org.keys.secret), payload: { name: 'r', trigger_type: 'spike', threshold: 10, channels: ['slack', 'pagerduty'] } });
     expect(rule.statusCode).toBe(201);
     table['slack.hooks.test'] = '169.254.169.254';
-    const { notify } = await import('../src/pipeline/alert-step.ts');
+    const { notify } = await import('../src/events/alert-notifications.ts');
     const ruleRow = await h.store.db.selectFrom('alert_rules').selectAll().where('id', '=', rule.json().data.id).executeTakeFirstOrThrow();
     const now = h.clock.now();
     const alert = {

@@ -7,7 +7,6 @@ import { AppError } from '../domain/errors.ts';
 import { SEND_TIMEOUT_MS } from '../events/jobs.ts';
 import { checkTarget, type TargetPolicy } from './targets.ts';
 
-export { SEND_TIMEOUT_MS };
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export interface SendResult { ok: boolean; statusCode: number | null; latencyMs: number; error: string | null; body: string }

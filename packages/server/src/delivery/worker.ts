@@ -9,8 +9,6 @@ import { runPeriodically, type Periodic } from '../jobs/periodic.ts';
 import { HANDLERS, invalidJob, LOCAL_DONE, type Attempt, type DeliveryDeps, type JobMap, type Outcome } from './handlers.ts';
 import { outbox, webhookDeliveries, type Claimed, type Queue } from './queues.ts';
 
-export { MAX_ATTEMPTS, RETRY_SCHEDULE_MS } from '../events/jobs.ts';
-export type { DeliveryDeps };
 
 type Row = { id: string; site_id: string | null; attempts: number };
 

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Scope } from '../auth/api-keys.ts';
 import { AppError } from '../domain/errors.ts';
 import { roleRank, type AuthContext, type Role } from '../domain/context.ts';
-import { authenticate, bearerOf } from '../domain/authenticate.ts';
+import { bearerOf } from '../domain/authenticate.ts';
 
 export type Surface = 'query' | 'manage' | 'auth' | 'ingest' | 'public';
 
@@ -29,9 +29,6 @@ declare module 'fastify' {
 
 /** The bearer token, or a 401 `missing_auth` for an absent, empty or non-Bearer header. */
 export const bearerToken = (request: FastifyRequest): string => bearerOf(request.headers.authorization);
-
-// Routes that resolve a token themselves (the public SDK config) import it from here.
-export { authenticate };
 
 /** The 403 checks of a route: org scope, key scopes, user role. */
 export function authorize(auth: AuthContext, access: Access): void {

@@ -17,10 +17,6 @@ import { DEFAULT_CONVERSION_EVENTS } from '../domain/site-settings.ts';
 import { ACTIVE_ALERT_STATUSES } from '../domain/statuses.ts';
 import { DAY_MS } from '../domain/time.ts';
 
-
-// The channel tests fire alerts through this module, as the step does.
-export { notify };
-
 export interface AlertStepResult { fired: number; stillFiring: number }
 
 export async function alertStep(db: Kysely<Database>, siteId: string, cycleAt: number): Promise<AlertStepResult> {

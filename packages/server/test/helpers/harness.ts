@@ -20,7 +20,7 @@ import { hashPassword } from '../../src/auth/passwords.ts';
 import { Secrets } from '../../src/auth/secrets.ts';
 import type { Role } from '../../src/domain/context.ts';
 import { systemResolver, targetPolicy, type Resolver } from '../../src/delivery/targets.ts';
-import type { DeliveryDeps } from '../../src/delivery/worker.ts';
+import type { DeliveryDeps } from '../../src/delivery/handlers.ts';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/store/rate-limit.ts';
 import { openStore, type Store } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';

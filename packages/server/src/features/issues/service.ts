@@ -10,7 +10,6 @@ import { actorOf, type ServiceContext } from '../../domain/context.ts';
 import { resolveSite, rowInTenant } from '../../domain/tenancy.ts';
 import { AppError } from '../../domain/errors.ts';
 import { severityOf } from '../../pipeline/issues.ts';
-import type { Severity } from '../../domain/statuses.ts';
 import { toIssueRecord, type IssueRecord } from '../../domain/records/issue.ts';
 import type { UxIssuesTable } from '../../store/tables.ts';
 import type { ListIssuesQuery, UpdateIssueBody } from './schemas.ts';
@@ -124,4 +123,3 @@ export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } 
   });
 }
 
-export type { Severity };

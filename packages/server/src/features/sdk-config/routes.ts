@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
-import { authenticate } from '../../http/access.ts';
+import { authenticate } from '../../domain/authenticate.ts';
 import { openCors } from '../../http/cors.ts';
 import { contextOf } from '../../http/context.ts';
 import { AppError } from '../../domain/errors.ts';
