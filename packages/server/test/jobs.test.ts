@@ -4,15 +4,14 @@
 // never sent; a kind this worker does not know waits for one that does. Both dialects.
 import type { Transaction } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import { afterAll, beforeAll, expect, expectTypeOf, it } from 'vitest';
 import { Secrets } from '../src/auth/secrets.ts';
 import { ManualClock } from '../src/clock.ts';
 import { runDeliveryOnce } from '../src/delivery/worker.ts';
 import type { DeliveryDeps } from '../src/delivery/handlers.ts';
 import { enqueue, eventJob, JOBS, readPayload } from '../src/events/jobs.ts';
 import type { Database } from '../src/store/tables.ts';
-import { createTestStore, T0, testConfig, type TestStore } from './helpers/harness.ts';
-import { DIALECTS } from './helpers/services.ts';
+import { createTestStore, eachDialect, T0, testConfig, type TestStore } from './helpers/harness.ts';
 
 it('every kind has a payload schema; send kinds a retry policy and a timeout', () => {
   for (const [kind, spec] of Object.entries(JOBS)) {
@@ -36,14 +35,13 @@ it('readPayload returns the payload of its kind, or what is wrong with it', () =
   expect(readPayload('event', JSON.stringify({ ...event, type: 'webhook.test' })).ok).toBe(false);
 });
 
-describe.each(DIALECTS)('the outbox on $name', ({ name, skip }) => {
+eachDialect('the outbox', ({ name }) => {
   let t: TestStore;
   let deps: DeliveryDeps;
   const clock = new ManualClock(T0);
   const siteId = uuidv7();
 
   beforeAll(async () => {
-    if (skip) return;
     t = await createTestStore(name);
     const config = testConfig();
     const noNetwork = async () => { throw new Error('no sends in this suite'); };
@@ -58,7 +56,7 @@ describe.each(DIALECTS)('the outbox on $name', ({ name, skip }) => {
     return id;
   }
 
-  it.skipIf(skip)('a job enqueued in a transaction that rolls back is not queued; one that commits is', async () => {
+  it('a job enqueued in a transaction that rolls back is not queued; one that commits is', async () => {
     const job = eventJob(siteId, 'deploy.recorded', { id: 'd1' }, clock.now());
     await expect(t.store.db.transaction().execute(async (trx) => {
       await enqueue(trx, job, clock.now());
@@ -72,7 +70,7 @@ describe.each(DIALECTS)('the outbox on $name', ({ name, skip }) => {
     expect(await row(id)).toMatchObject({ status: 'done', processed_at: clock.now() });
   });
 
-  it.skipIf(skip)('a malformed payload fails at once with the reason logged, is not sent and not retried', async () => {
+  it('a malformed payload fails at once with the reason logged, is not sent and not retried', async () => {
     const notification = await stored('notify.slack', JSON.stringify({ alert_id: 5, event: 'fired', slack_channel: null, recipients: null }));
     const event = await stored('event', JSON.stringify({ type: 'deploy.exploded', timestamp: 'x', site_id: siteId, data: {} }));
     const garbled = await stored('notify.email', '{');
@@ -91,7 +89,7 @@ describe.each(DIALECTS)('the outbox on $name', ({ name, skip }) => {
     expect(await t.store.db.selectFrom('delivery_attempts').select('id').where('delivery_id', 'in', [notification, event, garbled]).execute()).toHaveLength(3);
   });
 
-  it.skipIf(skip)('a kind this worker does not know stays pending for a worker that does', async () => {
+  it('a kind this worker does not know stays pending for a worker that does', async () => {
     const id = await stored('notify.carrier_pigeon', '{}');
     await runDeliveryOnce(deps);
     expect(await row(id)).toMatchObject({ status: 'pending', attempts: 0 });

@@ -3,13 +3,11 @@
 // process). Every read tool answers what its route answers in `data`; the write tools change
 // what the routes then read; errors carry the API's codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIALECTS } from './helpers/services.ts';
-import { createHarness, T0, testConfig, bearer, type Harness } from './helpers/harness.ts';
+import { createHarness, eachDialect, T0, testConfig, bearer, type Harness } from './helpers/harness.ts';
 import { callError, callOk, connect, listen, routeData, type Connected, type TransportName } from './helpers/mcp-kit.ts';
 import { generatePlan } from '../src/simulate/generate.ts';
 import { seedStore } from '../src/simulate/run.ts';
 
-const LIMITS = { rateLimits: { query: 1_000_000, manage: 1_000_000, ingest: 1_000_000, guide: 200 } };
 const READ_TOOLS = [
   'whoami', 'get_site_context', 'get_scores', 'get_page', 'get_trends', 'compare_pages', 'get_elements', 'get_element_heatmap',
   'get_page_heatmap', 'get_friction_map', 'get_flows', 'list_issues', 'get_issue', 'list_alerts', 'get_alert', 'list_deploys',
@@ -58,254 +56,252 @@ function expectedVerdict(deploy: { pages_before: { page: string; score: number }
   return rise >= 15 || critical ? 'FAIL' : rise >= 5 ? 'WARN' : 'PASS';
 }
 
-for (const dialect of DIALECTS) {
-  describe.skipIf(dialect.skip)(`MCP on simulated data (${dialect.name})`, () => {
-    let h: Harness;
-    let org: Org;
-    let other: Org;
-    let base: string;
-    let facts: Facts;
+eachDialect('MCP on simulated data', (dialect) => {
+  let h: Harness;
+  let org: Org;
+  let other: Org;
+  let base: string;
+  let facts: Facts;
 
-    beforeAll(async () => {
-      h = await createHarness(dialect.name, { config: LIMITS });
-      org = await h.org('Mcp');
-      other = await h.org('Other');
-      // A rule whose channel is mcp: its alerts reach the assistant as resources.
-      const rule = await h.app.inject({
-        method: 'POST', url: '/v1/manage/alert-rules', headers: bearer(org.keys.secret),
-        payload: { name: 'Tell the assistant', trigger_type: 'budget', threshold: 10, page_pattern: '/checkout*', channels: ['mcp'] },
-      });
-      expect(rule.statusCode, rule.body).toBe(201);
-      const plan = generatePlan({ days: 2, sessionsPerDay: 80, seed: 'mcp', end: T0 });
-      await seedStore({ store: h.store, config: testConfig(), siteId: org.site_id, secretKey: org.keys.secret, plan, deliver: false });
-      base = await listen(h);
+  beforeAll(async () => {
+    h = await createHarness(dialect.name, { raisedLimits: true });
+    org = await h.org('Mcp');
+    other = await h.org('Other');
+    // A rule whose channel is mcp: its alerts reach the assistant as resources.
+    const rule = await h.app.inject({
+      method: 'POST', url: '/v1/manage/alert-rules', headers: bearer(org.keys.secret),
+      payload: { name: 'Tell the assistant', trigger_type: 'budget', threshold: 10, page_pattern: '/checkout*', channels: ['mcp'] },
+    });
+    expect(rule.statusCode, rule.body).toBe(201);
+    const plan = generatePlan({ days: 2, sessionsPerDay: 80, seed: 'mcp', end: T0 });
+    await seedStore({ store: h.store, config: testConfig(), siteId: org.site_id, secretKey: org.keys.secret, plan, deliver: false });
+    base = await listen(h);
 
-      const scores = await routeData(h, org.keys.secret, '/v1/query/scores');
-      const [page, otherPage] = scores.site.pages.map((p: { page: string }) => p.page);
-      const issues = (await routeData(h, org.keys.secret, '/v1/query/issues?status=open&limit=200')).issues;
-      const issue = issues.find((i: { page: string; element_selector: string }) => i.page === page && i.element_selector);
-      const detail = await routeData(h, org.keys.secret, `/v1/query/issues/${issue.id}`);
-      const alerts = (await routeData(h, org.keys.secret, '/v1/query/alerts?limit=200')).alerts;
-      const mcpAlert = alerts.find((a: { rule_name: string }) => a.rule_name === 'Tell the assistant');
-      const deploys = (await routeData(h, org.keys.secret, '/v1/query/deploys')).deploys;
-      facts = {
-        page, other: otherPage, selector: issue.element_selector, issueId: issue.id, alertId: alerts[0].id, mcpAlertId: mcpAlert.id,
-        deployId: deploys[0].id, sessionId: detail.linked_sessions[0].session_id,
-      };
-    }, 120_000);
+    const scores = await routeData(h, org.keys.secret, '/v1/query/scores');
+    const [page, otherPage] = scores.site.pages.map((p: { page: string }) => p.page);
+    const issues = (await routeData(h, org.keys.secret, '/v1/query/issues?status=open&limit=200')).issues;
+    const issue = issues.find((i: { page: string; element_selector: string }) => i.page === page && i.element_selector);
+    const detail = await routeData(h, org.keys.secret, `/v1/query/issues/${issue.id}`);
+    const alerts = (await routeData(h, org.keys.secret, '/v1/query/alerts?limit=200')).alerts;
+    const mcpAlert = alerts.find((a: { rule_name: string }) => a.rule_name === 'Tell the assistant');
+    const deploys = (await routeData(h, org.keys.secret, '/v1/query/deploys')).deploys;
+    facts = {
+      page, other: otherPage, selector: issue.element_selector, issueId: issue.id, alertId: alerts[0].id, mcpAlertId: mcpAlert.id,
+      deployId: deploys[0].id, sessionId: detail.linked_sessions[0].session_id,
+    };
+  }, 120_000);
 
-    afterAll(async () => h?.close());
+  afterAll(async () => h?.close());
 
-    for (const transport of ['http', 'stdio'] as TransportName[]) {
-      describe(`over ${transport}`, () => {
-        let reader: Connected;
-        let writer: Connected;
-        beforeAll(async () => {
-          reader = await connect(transport, base, org.keys.mcp);
-          writer = await connect(transport, base, org.keys.secret);
-        }, 60_000);
-        afterAll(async () => {
-          await reader?.close();
-          await writer?.close();
-        });
-
-        it('lists the read tools for an MCP key, and the write tools too for a key with manage:write', async () => {
-          const read = (await reader.client.listTools()).tools;
-          expect(read.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());
-          const all = (await writer.client.listTools()).tools;
-          expect(all.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
-          for (const tool of all) {
-            const write = WRITE_TOOLS.includes(tool.name);
-            expect(tool.annotations).toMatchObject({ readOnlyHint: !write, destructiveHint: false, openWorldHint: false });
-            expect(tool.outputSchema?.type).toBe('object');
-            expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
-            // Every argument says what it is.
-            for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
-              expect((schema as { description?: string }).description, `${tool.name}.${field}`).toBeTruthy();
-            }
-          }
-          const trends = read.find((t) => t.name === 'get_trends')!.inputSchema.properties as Record<string, Record<string, unknown>>;
-          expect(trends.days).toMatchObject({ type: 'integer', minimum: 1, maximum: 90, default: 7 });
-          expect(read.find((t) => t.name === 'get_site_context')!.description).toMatch(/^Call this first/);
-        });
-
-        it('answers every read tool with what its route returns in data', async () => {
-          const cases = readCases(facts);
-          expect(new Set(cases.map((c) => c.tool))).toEqual(new Set(READ_TOOLS.filter((t) => t !== 'check_deploy')));
-          for (const c of cases) {
-            const { data } = await callOk(reader.client, c.tool, c.args);
-            expect(data, c.tool).toEqual(await routeData(h, org.keys.mcp, c.route));
-          }
-        }, 60_000);
-
-        it('check_deploy gives the latest deploy\'s verdict per page and overall, with reasons', async () => {
-          const latest = (await routeData(h, org.keys.mcp, '/v1/query/deploys?limit=1')).deploys[0];
-          const route = await routeData(h, org.keys.mcp, `/v1/query/deploys/${latest.id}`);
-          const { data, text } = await callOk(reader.client, 'check_deploy');
-          expect(data.deploy.id).toBe(latest.id);
-          expect(data.verdict).toBe(expectedVerdict(route));
-          expect(data.reasons.length).toBeGreaterThan(0);
-          expect(data.pages.map((p: { page: string }) => p.page).sort()).toEqual((route.pages_after ?? []).map((p: { page: string }) => p.page).sort());
-          expect(text.startsWith(`${data.verdict}: deploy ${latest.version}`)).toBe(true);
-        });
-
-        it('update_issue changes what GET /v1/query/issues/{id} reads', async () => {
-          const note = `Looked at over ${transport}`;
-          const { data } = await callOk(writer.client, 'update_issue', { issue_id: facts.issueId, status: 'in_progress', note, assigned_to: 'dana@shop.example' });
-          expect(data).toMatchObject({ id: facts.issueId, status: 'in_progress', assigned_to: 'dana@shop.example' });
-          const issue = await routeData(h, org.keys.secret, `/v1/query/issues/${facts.issueId}`);
-          expect(issue).toMatchObject({ status: 'in_progress', assigned_to: 'dana@shop.example' });
-          expect(issue.activity.map((a: { message: string | null }) => a.message)).toContain(note);
-          const { code } = await callError(reader.client, 'update_issue', { issue_id: facts.issueId, status: 'triaged' });
-          expect(code).toBe('missing_scope');
-        });
-
-        it('record_deploy, then check_deploy on it: pending until the pipeline scores traffic after it', async () => {
-          const version = `mcp-${transport}`;
-          const { data: deploy } = await callOk(writer.client, 'record_deploy', { version, description: 'Recorded by an assistant' });
-          const { related_issues: _related, ...route } = await routeData(h, org.keys.secret, `/v1/query/deploys/${deploy.id}`);
-          expect(deploy).toEqual(route);
-          const { data: check } = await callOk(reader.client, 'check_deploy', { deploy_id: deploy.id });
-          expect(check).toMatchObject({ deploy: { id: deploy.id, version, confusion_after: null }, verdict: 'PENDING', pages: [] });
-          const { data: latest } = await callOk(reader.client, 'check_deploy');
-          expect(latest.deploy.id).toBe(deploy.id);
-        });
-
-        it('stdout carries only JSON-RPC', () => {
-          expect(reader.protocolErrors).toEqual([]);
-          expect(writer.protocolErrors).toEqual([]);
-        });
-      });
-    }
-
-    describe('over http', () => {
+  for (const transport of ['http', 'stdio'] as TransportName[]) {
+    describe(`over ${transport}`, () => {
       let reader: Connected;
-      beforeAll(async () => { reader = await connect('http', base, org.keys.mcp); });
-      afterAll(async () => reader?.close());
+      let writer: Connected;
+      beforeAll(async () => {
+        reader = await connect(transport, base, org.keys.mcp);
+        writer = await connect(transport, base, org.keys.secret);
+      }, 60_000);
+      afterAll(async () => {
+        await reader?.close();
+        await writer?.close();
+      });
 
-      it('answers bad arguments with tool errors carrying the API\'s codes', async () => {
-        const cases: [string, Record<string, unknown>, string, string?][] = [
-          ['get_issue', { issue_id: '01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f' }, 'not_found'],
-          ['get_issue', { issue_id: 'not-a-uuid' }, 'invalid_uuid', 'issue_id'],
-          ['get_session', { session_id: 'xyz' }, 'invalid_input', 'session_id'],
-          ['get_trends', { days: 91 }, 'invalid_input', 'days'],
-          ['get_trends', { days: 0 }, 'invalid_input', 'days'],
-          ['get_trends', { days: '7' }, 'invalid_input', 'days'],
-          ['list_issues', { status: 'sleeping' }, 'invalid_status', 'status'],
-          ['get_page', {}, 'invalid_input', 'page'],
-          ['get_scores', { colour: 'blue' }, 'invalid_input', 'colour'],
-          ['query_raw', { table: 'secrets' }, 'invalid_input', 'table'],
-        ];
-        for (const [tool, args, code, field] of cases) {
-          const error = await callError(reader.client, tool, args);
-          expect(error.code, `${tool} ${JSON.stringify(args)}`).toBe(code);
-          if (field) expect(error.details?.field).toBe(field);
+      it('lists the read tools for an MCP key, and the write tools too for a key with manage:write', async () => {
+        const read = (await reader.client.listTools()).tools;
+        expect(read.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());
+        const all = (await writer.client.listTools()).tools;
+        expect(all.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
+        for (const tool of all) {
+          const write = WRITE_TOOLS.includes(tool.name);
+          expect(tool.annotations).toMatchObject({ readOnlyHint: !write, destructiveHint: false, openWorldHint: false });
+          expect(tool.outputSchema?.type).toBe('object');
+          expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
+          // Every argument says what it is.
+          for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+            expect((schema as { description?: string }).description, `${tool.name}.${field}`).toBeTruthy();
+          }
         }
+        const trends = read.find((t) => t.name === 'get_trends')!.inputSchema.properties as Record<string, Record<string, unknown>>;
+        expect(trends.days).toMatchObject({ type: 'integer', minimum: 1, maximum: 90, default: 7 });
+        expect(read.find((t) => t.name === 'get_site_context')!.description).toMatch(/^Call this first/);
       });
 
-      it('names the closest known pages for a page it has no data for', async () => {
-        const error = await callError(reader.client, 'get_page', { page: '/chekout' });
-        expect(error.code).toBe('not_found');
-        expect((error.details?.closest as string[])[0]).toBe('/checkout');
-        expect(error.text).toContain('/checkout');
-      });
-
-      it('scopes every tool to the caller\'s org: another org\'s site is not found', async () => {
-        expect((await callError(reader.client, 'get_scores', { site_id: other.site_id })).code).toBe('not_found');
-        const orgLevel = await connect('http', base, await h.login(org.email, org.password));
-        try {
-          expect((await callError(orgLevel.client, 'get_scores', { site_id: other.site_id })).code).toBe('not_found');
-          expect((await callError(orgLevel.client, 'get_scores')).code).toBe('missing_site_id');
-          const { data } = await callOk(orgLevel.client, 'get_scores', { site_id: org.site_id });
-          expect(data.site.site_id).toBe(org.site_id);
-          // A user may write (owner): the write tools are listed.
-          expect((await orgLevel.client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(WRITE_TOOLS));
-        } finally {
-          await orgLevel.close();
+      it('answers every read tool with what its route returns in data', async () => {
+        const cases = readCases(facts);
+        expect(new Set(cases.map((c) => c.tool))).toEqual(new Set(READ_TOOLS.filter((t) => t !== 'check_deploy')));
+        for (const c of cases) {
+          const { data } = await callOk(reader.client, c.tool, c.args);
+          expect(data, c.tool).toEqual(await routeData(h, org.keys.mcp, c.route));
         }
-        // The endpoint's default site: the tools use it when site_id is omitted.
-        const token = await h.login(org.email, org.password);
-        const withSite = await connect('http', base, token, org.site_id);
-        try {
-          expect((await callOk(withSite.client, 'get_scores')).data.site.site_id).toBe(org.site_id);
-        } finally {
-          await withSite.close();
-        }
+      }, 60_000);
+
+      it('check_deploy gives the latest deploy\'s verdict per page and overall, with reasons', async () => {
+        const latest = (await routeData(h, org.keys.mcp, '/v1/query/deploys?limit=1')).deploys[0];
+        const route = await routeData(h, org.keys.mcp, `/v1/query/deploys/${latest.id}`);
+        const { data, text } = await callOk(reader.client, 'check_deploy');
+        expect(data.deploy.id).toBe(latest.id);
+        expect(data.verdict).toBe(expectedVerdict(route));
+        expect(data.reasons.length).toBeGreaterThan(0);
+        expect(data.pages.map((p: { page: string }) => p.page).sort()).toEqual((route.pages_after ?? []).map((p: { page: string }) => p.page).sort());
+        expect(text.startsWith(`${data.verdict}: deploy ${latest.version}`)).toBe(true);
       });
 
-      it('flags and lists the alerts whose rule names the mcp channel', async () => {
-        const { data } = await callOk(reader.client, 'get_site_context');
-        const flagged = data.active_alerts.filter((a: { mcp_channel: boolean }) => a.mcp_channel).map((a: { id: string }) => a.id);
-        expect(flagged).toContain(facts.mcpAlertId);
-        const uris = (await reader.client.listResources()).resources.map((r) => r.uri);
-        expect(uris).toContain(`mallard://alerts/${facts.mcpAlertId}`);
-        const other = data.active_alerts.find((a: { mcp_channel: boolean }) => !a.mcp_channel);
-        if (other) expect(uris).not.toContain(`mallard://alerts/${other.id}`);
+      it('update_issue changes what GET /v1/query/issues/{id} reads', async () => {
+        const note = `Looked at over ${transport}`;
+        const { data } = await callOk(writer.client, 'update_issue', { issue_id: facts.issueId, status: 'in_progress', note, assigned_to: 'dana@shop.example' });
+        expect(data).toMatchObject({ id: facts.issueId, status: 'in_progress', assigned_to: 'dana@shop.example' });
+        const issue = await routeData(h, org.keys.secret, `/v1/query/issues/${facts.issueId}`);
+        expect(issue).toMatchObject({ status: 'in_progress', assigned_to: 'dana@shop.example' });
+        expect(issue.activity.map((a: { message: string | null }) => a.message)).toContain(note);
+        const { code } = await callError(reader.client, 'update_issue', { issue_id: facts.issueId, status: 'triaged' });
+        expect(code).toBe('missing_scope');
       });
 
-      it('serves the resources and their templates', async () => {
-        const { resources } = await reader.client.listResources();
-        const open = (await routeData(h, org.keys.mcp, '/v1/query/issues?status=open&limit=200')).issues;
-        expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['mallard://context', 'mallard://signals', ...open.map((i: { id: string }) => `mallard://issues/${i.id}`)]));
-        const { resourceTemplates } = await reader.client.listResourceTemplates();
-        expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['mallard://issues/{issue_id}', 'mallard://sessions/{session_id}', 'mallard://alerts/{alert_id}']);
-
-        const read = async (uri: string) => JSON.parse(((await reader.client.readResource({ uri })).contents[0] as { text: string }).text);
-        expect(await read('mallard://context')).toEqual(await routeData(h, org.keys.mcp, '/v1/query/mcp/context'));
-        expect(await read(`mallard://issues/${facts.issueId}`)).toEqual(await routeData(h, org.keys.mcp, `/v1/query/issues/${facts.issueId}`));
-        expect(await read(`mallard://sessions/${facts.sessionId}`)).toEqual(await routeData(h, org.keys.mcp, `/v1/query/session?session_id=${facts.sessionId}`));
-        expect(await read(`mallard://alerts/${facts.alertId}`)).toEqual(await routeData(h, org.keys.mcp, `/v1/query/alerts/${facts.alertId}`));
-        const signals = await read('mallard://signals');
-        expect(signals.signals.find((s: { type: string }) => s.type === 'rage_click')).toEqual({
-          type: 'rage_click', tier: 1, default_weight: 25, weight: 25, custom: false, journey_edge: true, heatmap: true,
-        });
-        await expect(reader.client.readResource({ uri: 'mallard://issues/01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f' })).rejects.toThrow(/not_found/);
-        await expect(reader.client.readResource({ uri: 'mallard://nothing' })).rejects.toThrow(/not_found/);
+      it('record_deploy, then check_deploy on it: pending until the pipeline scores traffic after it', async () => {
+        const version = `mcp-${transport}`;
+        const { data: deploy } = await callOk(writer.client, 'record_deploy', { version, description: 'Recorded by an assistant' });
+        const { related_issues: _related, ...route } = await routeData(h, org.keys.secret, `/v1/query/deploys/${deploy.id}`);
+        expect(deploy).toEqual(route);
+        const { data: check } = await callOk(reader.client, 'check_deploy', { deploy_id: deploy.id });
+        expect(check).toMatchObject({ deploy: { id: deploy.id, version, confusion_after: null }, verdict: 'PENDING', pages: [] });
+        const { data: latest } = await callOk(reader.client, 'check_deploy');
+        expect(latest.deploy.id).toBe(deploy.id);
       });
 
-      it('completes ids and pages from the site\'s own data', async () => {
-        const complete = async (ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, name: string, value: string) =>
-          (await reader.client.complete({ ref, argument: { name, value } })).completion.values;
-        expect(await complete({ type: 'ref/prompt', name: 'diagnose_page' }, 'page_path', '/chec')).toEqual(expect.arrayContaining(['/checkout', '/checkout/complete']));
-        expect(await complete({ type: 'ref/prompt', name: 'investigate_session' }, 'session_id', facts.sessionId.slice(0, 6))).toContain(facts.sessionId);
-        expect(await complete({ type: 'ref/resource', uri: 'mallard://issues/{issue_id}' }, 'issue_id', facts.issueId.slice(0, 8))).toContain(facts.issueId);
-        expect(await complete({ type: 'ref/resource', uri: 'mallard://alerts/{alert_id}' }, 'alert_id', '')).toContain(facts.alertId);
-        expect(await complete({ type: 'ref/prompt', name: 'post_deploy_check' }, 'deploy_id', facts.deployId.slice(0, 8))).toContain(facts.deployId);
-      });
-
-      it('prompts embed the site\'s real pages, issues and scores', async () => {
-        const text = async (name: string, args: Record<string, string> = {}) => {
-          const result = await reader.client.getPrompt({ name, arguments: args });
-          expect(result.messages).toHaveLength(1);
-          expect(result.messages[0]).toMatchObject({ role: 'user', content: { type: 'text' } });
-          return (result.messages[0].content as { text: string }).text;
-        };
-        const scores = await routeData(h, org.keys.mcp, '/v1/query/scores');
-        const worst = scores.site.pages[0];
-        const fixes = (await routeData(h, org.keys.mcp, '/v1/query/recommendations')).recommendations;
-
-        const triage = await text('triage_open_issues');
-        for (const fix of fixes) expect(triage).toContain(`${fix.title}`);
-        expect(triage).toContain(fixes[0].issue_id);
-        expect(triage).toContain('cannot change issues');
-
-        const diagnosis = await text('diagnose_page', { page_path: worst.page });
-        expect(diagnosis).toContain(`${worst.page}: score ${worst.score}`);
-        expect(diagnosis).toMatch(/points: /);
-
-        const session = await routeData(h, org.keys.mcp, `/v1/query/session?session_id=${facts.sessionId}`);
-        const investigation = await text('investigate_session', { session_id: facts.sessionId });
-        expect(investigation).toContain(session.narrative);
-        expect(investigation).toContain(session.session.pages.join(' -> '));
-
-        const weekly = await text('weekly_summary');
-        expect(weekly).toContain(`Overall score now ${scores.site.overall_score}`);
-        expect(weekly).toContain(`${worst.page} ${worst.score}`);
-        expect(weekly).toContain('under 300 words');
-
-        await expect(reader.client.getPrompt({ name: 'diagnose_page', arguments: { page_path: '/chekout' } })).rejects.toThrow(/closest known pages are \/checkout/);
-        await expect(reader.client.getPrompt({ name: 'investigate_session', arguments: {} })).rejects.toThrow(/session_id is required/);
+      it('stdout carries only JSON-RPC', () => {
+        expect(reader.protocolErrors).toEqual([]);
+        expect(writer.protocolErrors).toEqual([]);
       });
     });
+  }
+
+  describe('over http', () => {
+    let reader: Connected;
+    beforeAll(async () => { reader = await connect('http', base, org.keys.mcp); });
+    afterAll(async () => reader?.close());
+
+    it('answers bad arguments with tool errors carrying the API\'s codes', async () => {
+      const cases: [string, Record<string, unknown>, string, string?][] = [
+        ['get_issue', { issue_id: '01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f' }, 'not_found'],
+        ['get_issue', { issue_id: 'not-a-uuid' }, 'invalid_uuid', 'issue_id'],
+        ['get_session', { session_id: 'xyz' }, 'invalid_input', 'session_id'],
+        ['get_trends', { days: 91 }, 'invalid_input', 'days'],
+        ['get_trends', { days: 0 }, 'invalid_input', 'days'],
+        ['get_trends', { days: '7' }, 'invalid_input', 'days'],
+        ['list_issues', { status: 'sleeping' }, 'invalid_status', 'status'],
+        ['get_page', {}, 'invalid_input', 'page'],
+        ['get_scores', { colour: 'blue' }, 'invalid_input', 'colour'],
+        ['query_raw', { table: 'secrets' }, 'invalid_input', 'table'],
+      ];
+      for (const [tool, args, code, field] of cases) {
+        const error = await callError(reader.client, tool, args);
+        expect(error.code, `${tool} ${JSON.stringify(args)}`).toBe(code);
+        if (field) expect(error.details?.field).toBe(field);
+      }
+    });
+
+    it('names the closest known pages for a page it has no data for', async () => {
+      const error = await callError(reader.client, 'get_page', { page: '/chekout' });
+      expect(error.code).toBe('not_found');
+      expect((error.details?.closest as string[])[0]).toBe('/checkout');
+      expect(error.text).toContain('/checkout');
+    });
+
+    it('scopes every tool to the caller\'s org: another org\'s site is not found', async () => {
+      expect((await callError(reader.client, 'get_scores', { site_id: other.site_id })).code).toBe('not_found');
+      const orgLevel = await connect('http', base, await h.login(org.email, org.password));
+      try {
+        expect((await callError(orgLevel.client, 'get_scores', { site_id: other.site_id })).code).toBe('not_found');
+        expect((await callError(orgLevel.client, 'get_scores')).code).toBe('missing_site_id');
+        const { data } = await callOk(orgLevel.client, 'get_scores', { site_id: org.site_id });
+        expect(data.site.site_id).toBe(org.site_id);
+        // A user may write (owner): the write tools are listed.
+        expect((await orgLevel.client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(WRITE_TOOLS));
+      } finally {
+        await orgLevel.close();
+      }
+      // The endpoint's default site: the tools use it when site_id is omitted.
+      const token = await h.login(org.email, org.password);
+      const withSite = await connect('http', base, token, org.site_id);
+      try {
+        expect((await callOk(withSite.client, 'get_scores')).data.site.site_id).toBe(org.site_id);
+      } finally {
+        await withSite.close();
+      }
+    });
+
+    it('flags and lists the alerts whose rule names the mcp channel', async () => {
+      const { data } = await callOk(reader.client, 'get_site_context');
+      const flagged = data.active_alerts.filter((a: { mcp_channel: boolean }) => a.mcp_channel).map((a: { id: string }) => a.id);
+      expect(flagged).toContain(facts.mcpAlertId);
+      const uris = (await reader.client.listResources()).resources.map((r) => r.uri);
+      expect(uris).toContain(`mallard://alerts/${facts.mcpAlertId}`);
+      const other = data.active_alerts.find((a: { mcp_channel: boolean }) => !a.mcp_channel);
+      if (other) expect(uris).not.toContain(`mallard://alerts/${other.id}`);
+    });
+
+    it('serves the resources and their templates', async () => {
+      const { resources } = await reader.client.listResources();
+      const open = (await routeData(h, org.keys.mcp, '/v1/query/issues?status=open&limit=200')).issues;
+      expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['mallard://context', 'mallard://signals', ...open.map((i: { id: string }) => `mallard://issues/${i.id}`)]));
+      const { resourceTemplates } = await reader.client.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['mallard://issues/{issue_id}', 'mallard://sessions/{session_id}', 'mallard://alerts/{alert_id}']);
+
+      const read = async (uri: string) => JSON.parse(((await reader.client.readResource({ uri })).contents[0] as { text: string }).text);
+      expect(await read('mallard://context')).toEqual(await routeData(h, org.keys.mcp, '/v1/query/mcp/context'));
+      expect(await read(`mallard://issues/${facts.issueId}`)).toEqual(await routeData(h, org.keys.mcp, `/v1/query/issues/${facts.issueId}`));
+      expect(await read(`mallard://sessions/${facts.sessionId}`)).toEqual(await routeData(h, org.keys.mcp, `/v1/query/session?session_id=${facts.sessionId}`));
+      expect(await read(`mallard://alerts/${facts.alertId}`)).toEqual(await routeData(h, org.keys.mcp, `/v1/query/alerts/${facts.alertId}`));
+      const signals = await read('mallard://signals');
+      expect(signals.signals.find((s: { type: string }) => s.type === 'rage_click')).toEqual({
+        type: 'rage_click', tier: 1, default_weight: 25, weight: 25, custom: false, journey_edge: true, heatmap: true,
+      });
+      await expect(reader.client.readResource({ uri: 'mallard://issues/01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f' })).rejects.toThrow(/not_found/);
+      await expect(reader.client.readResource({ uri: 'mallard://nothing' })).rejects.toThrow(/not_found/);
+    });
+
+    it('completes ids and pages from the site\'s own data', async () => {
+      const complete = async (ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, name: string, value: string) =>
+        (await reader.client.complete({ ref, argument: { name, value } })).completion.values;
+      expect(await complete({ type: 'ref/prompt', name: 'diagnose_page' }, 'page_path', '/chec')).toEqual(expect.arrayContaining(['/checkout', '/checkout/complete']));
+      expect(await complete({ type: 'ref/prompt', name: 'investigate_session' }, 'session_id', facts.sessionId.slice(0, 6))).toContain(facts.sessionId);
+      expect(await complete({ type: 'ref/resource', uri: 'mallard://issues/{issue_id}' }, 'issue_id', facts.issueId.slice(0, 8))).toContain(facts.issueId);
+      expect(await complete({ type: 'ref/resource', uri: 'mallard://alerts/{alert_id}' }, 'alert_id', '')).toContain(facts.alertId);
+      expect(await complete({ type: 'ref/prompt', name: 'post_deploy_check' }, 'deploy_id', facts.deployId.slice(0, 8))).toContain(facts.deployId);
+    });
+
+    it('prompts embed the site\'s real pages, issues and scores', async () => {
+      const text = async (name: string, args: Record<string, string> = {}) => {
+        const result = await reader.client.getPrompt({ name, arguments: args });
+        expect(result.messages).toHaveLength(1);
+        expect(result.messages[0]).toMatchObject({ role: 'user', content: { type: 'text' } });
+        return (result.messages[0].content as { text: string }).text;
+      };
+      const scores = await routeData(h, org.keys.mcp, '/v1/query/scores');
+      const worst = scores.site.pages[0];
+      const fixes = (await routeData(h, org.keys.mcp, '/v1/query/recommendations')).recommendations;
+
+      const triage = await text('triage_open_issues');
+      for (const fix of fixes) expect(triage).toContain(`${fix.title}`);
+      expect(triage).toContain(fixes[0].issue_id);
+      expect(triage).toContain('cannot change issues');
+
+      const diagnosis = await text('diagnose_page', { page_path: worst.page });
+      expect(diagnosis).toContain(`${worst.page}: score ${worst.score}`);
+      expect(diagnosis).toMatch(/points: /);
+
+      const session = await routeData(h, org.keys.mcp, `/v1/query/session?session_id=${facts.sessionId}`);
+      const investigation = await text('investigate_session', { session_id: facts.sessionId });
+      expect(investigation).toContain(session.narrative);
+      expect(investigation).toContain(session.session.pages.join(' -> '));
+
+      const weekly = await text('weekly_summary');
+      expect(weekly).toContain(`Overall score now ${scores.site.overall_score}`);
+      expect(weekly).toContain(`${worst.page} ${worst.score}`);
+      expect(weekly).toContain('under 300 words');
+
+      await expect(reader.client.getPrompt({ name: 'diagnose_page', arguments: { page_path: '/chekout' } })).rejects.toThrow(/closest known pages are \/checkout/);
+      await expect(reader.client.getPrompt({ name: 'investigate_session', arguments: {} })).rejects.toThrow(/session_id is required/);
+    });
   });
-}
+});
