@@ -91,7 +91,9 @@ export async function runBridge(options: BridgeOptions): Promise<void> {
     }
     void local.send(message);
   };
-  remote.onerror = (error) => options.log(`mallard mcp: ${error.message}`);
+  let closing = false;
+  // Closing the transport aborts what it still holds open; that is the end, not an error.
+  remote.onerror = (error) => { if (!closing) options.log(`mallard mcp: ${error.message}`); };
   local.onerror = (error) => options.log(`mallard mcp: unreadable input: ${error.message}`);
   local.onmessage = (message: JSONRPCMessage) => {
     if (isJSONRPCRequest(message) && message.method === 'initialize') initializeIds.add(message.id);
@@ -110,6 +112,7 @@ export async function runBridge(options: BridgeOptions): Promise<void> {
   await local.start();
   await new Promise<void>((resolve) => stdin.once('end', resolve));
   await Promise.all(inFlight);
+  closing = true;
   await local.close();
   await remote.close();
 }
