@@ -56,7 +56,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
-    routerOptions: { ignoreTrailingSlash: true },
+    // Ids and names fit well within this; a longer path parameter is refused in the envelope below.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM },
+    // What the router refuses before any route runs still answers in the envelope.
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      return sendError(request, reply, routerError(error));
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const metrics = createMetrics();
@@ -163,6 +169,17 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // The MCP endpoint: a face of its own beside the routes, over the same services.
   await app.register(mcpRoutes, { prefix: '/v1' });
   return app;
+}
+
+/** The longest path parameter the router takes (ids are 36 characters, names at most 128). */
+const MAX_PATH_PARAM = 512;
+
+/** The router's own refusals: a path that is not valid percent-encoding, or a parameter too long. */
+function routerError(error: { code?: string }): AppError {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    return new AppError('invalid_input', `A path parameter is longer than ${MAX_PATH_PARAM} characters`, { field: 'path', reason: 'too long' });
+  }
+  return new AppError('invalid_input', 'The path is not valid percent-encoding', { field: 'path', reason: 'bad percent-encoding' });
 }
 
 function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {
