@@ -16,6 +16,7 @@ import { generateLiveBatches, generatePlan } from '../simulate/generate.ts';
 import { ingestBatches, seedStore, type Progress, type SeedSummary } from '../simulate/run.ts';
 import { HOURLY, SITE_ORIGIN } from '../simulate/scenario.ts';
 import { runPeriodically, type Periodic } from '../jobs/periodic.ts';
+import { DAY_MS } from '../domain/time.ts';
 
 export const DEMO_EMAIL = 'demo@mallard.example';
 export const DEMO_DAYS = 14;
@@ -149,7 +150,7 @@ export function startTrickle(app: App, credentials: DemoCredentials, clock: Cloc
   let carry = 0;
   return runPeriodically(everyMs, async () => {
     const now = clock.now();
-    carry += (perDay * everyMs / 86_400_000) * (HOURLY[new Date(now).getUTCHours()] / meanHour);
+    carry += (perDay * everyMs / DAY_MS) * (HOURLY[new Date(now).getUTCHours()] / meanHour);
     const count = Math.floor(carry);
     if (count < 1) return;
     carry -= count;

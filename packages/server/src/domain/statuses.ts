@@ -4,10 +4,8 @@ export const ISSUE_STATUSES = [...SETTABLE_ISSUE_STATUSES, 'regressed'] as const
 /** Issues still needing work: they count toward revenue at risk, scores' open issues and alerts. */
 export const OPEN_ISSUE_STATUSES = ['open', 'triaged', 'in_progress', 'regressed'] as const;
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
-export type IssueStatus = (typeof ISSUE_STATUSES)[number];
 export type Severity = (typeof SEVERITIES)[number];
 
 export const ALERT_STATUSES = ['fired', 'acknowledged', 'investigating', 'resolved'] as const;
 /** Alerts not yet resolved: they hold their rule's cooldown and show as active. */
 export const ACTIVE_ALERT_STATUSES = ['fired', 'acknowledged', 'investigating'] as const;
-export type AlertStatus = (typeof ALERT_STATUSES)[number];

@@ -5,8 +5,9 @@ import type { Store } from '../store/db.ts';
 import { purgeDeletedSites } from './purge-sites.ts';
 import { purgeExpiredRawData } from './retention.ts';
 import { runPeriodically, type JobLog, type Periodic } from './periodic.ts';
+import { HOUR_MS } from '../domain/time.ts';
 
-export const MAINTENANCE_INTERVAL_MS = 60 * 60 * 1000;
+export const MAINTENANCE_INTERVAL_MS = HOUR_MS;
 
 export function startMaintenance(store: Store, clock: Clock, retentionDays: number, log: JobLog): Periodic {
   return runPeriodically(MAINTENANCE_INTERVAL_MS, async () => {

@@ -2,11 +2,12 @@
 // by site in bounded batches, so no delete holds a long lock or a long transaction.
 // Scores, history, issues, alerts and deploys are kept for the life of the site.
 import type { Store } from '../store/db.ts';
+import { DAY_MS } from '../domain/time.ts';
 
 const TIME_COLUMN = { events: 'occurred_at', signals: 'occurred_at', sessions: 'last_seen_at' } as const;
 
 export async function purgeExpiredRawData(store: Store, now: number, retentionDays: number, batchSize = 5000): Promise<number> {
-  const cutoff = now - retentionDays * 24 * 60 * 60 * 1000;
+  const cutoff = now - retentionDays * DAY_MS;
   const sites = await store.db.selectFrom('sites').select('id').execute();
   let removed = 0;
   for (const { id: siteId } of sites) {

@@ -15,7 +15,7 @@ import { alertSeverity, evaluatePage, evaluateSite, SITE_TRIGGERS, type Firing, 
 import { effectiveConfig } from '../domain/site-config.ts';
 import { DEFAULT_CONVERSION_EVENTS } from '../domain/site-settings.ts';
 import { ACTIVE_ALERT_STATUSES } from '../domain/statuses.ts';
-import { DAY_MS } from '../domain/time.ts';
+import { HOUR_MS, DAY_MS } from '../domain/time.ts';
 
 export interface AlertStepResult { fired: number; stillFiring: number }
 
@@ -111,7 +111,7 @@ async function evaluateSiteRule(db: Kysely<Database>, rule: AlertRulesTable, sit
   }
   const hours = config.window_hours ?? 24;
   const events = config.event ? [config.event] : (await effectiveConfig(db, siteId, 'production')).config.revenue_config?.conversion_events ?? [...DEFAULT_CONVERSION_EVENTS];
-  const windowMs = hours * 60 * 60 * 1000;
+  const windowMs = hours * HOUR_MS;
   const count = async (from: number, to: number) => Number((await db.selectFrom('events').select((eb) => eb.fn.countAll().as('n'))
     .where('site_id', '=', siteId).where('type', '=', 'track').where('name', 'in', events)
     .where('occurred_at', '>=', from).where('occurred_at', '<', to).executeTakeFirstOrThrow()).n);

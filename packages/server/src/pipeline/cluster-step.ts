@@ -10,8 +10,9 @@ import { toIssueRecord } from '../domain/records/issue.ts';
 import { CLUSTER_WINDOW_MS, fingerprint, isCluster, issueTitle, severityOf, severityScore } from './issues.ts';
 import { weightResolver } from '../domain/signals.ts';
 import { loadSignalWeights } from '../domain/site-config.ts';
+import { HOUR_MS } from '../domain/time.ts';
 
-const RECENT_MS = 48 * 60 * 60 * 1000;
+const RECENT_MS = 48 * HOUR_MS;
 const EVIDENCE_PER_CYCLE = 10;
 const user = sql<string>`coalesce(signals.visitor_id, signals.sid)`;
 

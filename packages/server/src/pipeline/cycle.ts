@@ -11,14 +11,14 @@ import { scorePagesStep, scoreSpan, type ScoreStepResult } from './score-pages.t
 import { clusterStep, type ClusterStepResult } from './cluster-step.ts';
 import { verifyStep, type VerifyStepResult } from './verify-step.ts';
 import { alertStep, type AlertStepResult } from './alert-step.ts';
+import { HOUR_MS } from '../domain/time.ts';
 
-export const DEFAULT_INTERVAL_MS = 15 * 60 * 1000;
 /** A claim lapses after this long, so a crashed process never blocks a site for good. */
 export const CLAIM_LEASE_MS = 10 * 60 * 1000;
 /** Deploys get confusion_after from the first cycle this long after them... */
 export const DEPLOY_SETTLE_MS = 5 * 60 * 1000;
 /** ...and keep refreshing it for this long. */
-export const DEPLOY_TRACK_MS = 48 * 60 * 60 * 1000;
+export const DEPLOY_TRACK_MS = 48 * HOUR_MS;
 
 export interface CycleOptions { intervalMs: number; clock: Clock; holder?: string }
 

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { tierOf, type Tier } from '../domain/signals.ts';
 import type { Severity } from '../domain/statuses.ts';
-import { DAY_MS } from '../domain/time.ts';
+import { HOUR_MS, DAY_MS } from '../domain/time.ts';
 
 export const CLUSTER_WINDOW_MS = DAY_MS;
 export const CLUSTER_MIN_FIRES = 3;
@@ -80,7 +80,7 @@ export function severityOf(score: number): Severity {
 }
 
 export const VERIFY_MIN_USERS = 50;
-export const VERIFY_TIMEOUT_MS = 48 * 60 * 60 * 1000;
+export const VERIFY_TIMEOUT_MS = 48 * HOUR_MS;
 export const VERIFIED_AT_MOST = 0.3;
 export const REGRESSED_AT_LEAST = 0.7;
 

@@ -1,14 +1,15 @@
 // Pure: page and site confusion scores (DOMAIN.md section 3). Inputs are plain values, so
 // every rule is tested with tables of cases; nothing here reads a clock or a store.
 import { clampConfidence } from '../domain/signals.ts';
+import { DAY_MS } from '../domain/time.ts';
 
 export type Trend = 'up' | 'down' | 'stable';
 export type DuckState = 'calm' | 'watching' | 'alert' | 'flustered' | 'critical';
 
 export const MIN_ACTIVE_FOR_WINDOW = 10;
 export const MIN_ACTIVE_TO_SCORE = 3;
-export const MAX_WINDOW_MS = 24 * 60 * 60 * 1000;
-export const BASELINE_MS = 7 * 24 * 60 * 60 * 1000;
+export const MAX_WINDOW_MS = DAY_MS;
+export const BASELINE_MS = 7 * DAY_MS;
 export const BASELINE_MIN_ROWS = 7;
 
 export interface SignalFire {

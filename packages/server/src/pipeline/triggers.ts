@@ -2,6 +2,7 @@
 // severity. Loading the context and recording alerts is alert-step.ts.
 import type { TriggerType } from '../domain/alert-triggers.ts';
 import { BASELINE_MS } from './scoring.ts';
+import { DAY_MS } from '../domain/time.ts';
 
 export interface HistoryPoint { at: number; raw: number; score: number }
 
@@ -85,7 +86,7 @@ export function evaluatePage(rule: RuleLike, ctx: PageContext): Firing | null {
     }
     case 'trend': {
       const increase = typeof rule.config.increase_percent === 'number' ? rule.config.increase_percent : 30;
-      const recent = ctx.history.filter((h) => h.at >= ctx.cycleAt - 24 * 60 * 60 * 1000);
+      const recent = ctx.history.filter((h) => h.at >= ctx.cycleAt - DAY_MS);
       if (recent.length < 7 || ctx.score < t) return null;
       const base = mean(ctx.history.map((h) => h.raw));
       const recentMean = mean(recent.map((h) => h.raw));

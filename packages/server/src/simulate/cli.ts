@@ -12,6 +12,7 @@ import { migrateToLatest } from '../store/migrate.ts';
 import { generatePlan } from './generate.ts';
 import { progressBars } from './progress.ts';
 import { seedStore, sendOverHttp } from './run.ts';
+import { DAY_MS } from '../domain/time.ts';
 
 export interface SimulateCliOptions {
   days: string;
@@ -104,7 +105,7 @@ export async function runSimulate(opts: SimulateCliOptions, config: () => Config
     // A short-lived key for the simulator's own requests, revoked when it is done.
     const now = clock.now();
     const { key, raw } = await insertKey(store.db, new Secrets(cfg.secret), {
-      orgId: site.org_id, siteId: site.id, type: 'secret', scopes: [...SCOPES], name: `simulate ${uuidv7().slice(0, 8)} (temporary)`, createdBy: 'simulate', expiresAt: now + 24 * 60 * 60 * 1000,
+      orgId: site.org_id, siteId: site.id, type: 'secret', scopes: [...SCOPES], name: `simulate ${uuidv7().slice(0, 8)} (temporary)`, createdBy: 'simulate', expiresAt: now + DAY_MS,
     }, now);
     keyId = key.id;
     out(`Simulating ${plan.sessions} sessions (${plan.events} events, ${from} to ${to}) on site ${site.id}${opts.pipeline ? ', then running the pipeline over the period' : ''}...`);

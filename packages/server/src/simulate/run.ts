@@ -12,6 +12,7 @@ import type { Store } from '../store/db.ts';
 import { runCycle } from '../pipeline/cycle.ts';
 import { runDeliveryOnce } from '../delivery/worker.ts';
 import type { AlertRuleSpec, SimAction, SimBatch, SimPlan } from './generate.ts';
+import { HOUR_MS } from '../domain/time.ts';
 
 export type Progress = (phase: 'ingest' | 'pipeline', done: number, total: number) => void;
 
@@ -106,7 +107,6 @@ async function applyAction(app: App, key: string, siteId: string, action: SimAct
   }
 }
 
-const HOUR_MS = 60 * 60 * 1000;
 /**
  * How a backfill spaces its cycles, to keep a first start fast: the last 12 hours at the
  * pipeline's interval, the 3 days before hourly, anything older every 2 hours. Each cycle

@@ -1,6 +1,6 @@
 // Table types for Kysely. Times are epoch milliseconds (integers) in both dialects,
 // JSON values are stored as text, booleans as 0/1: one representation everywhere.
-import type { Insertable, Selectable } from 'kysely';
+import type { Selectable } from 'kysely';
 
 type Ms = number;
 type Json = string;
@@ -204,4 +204,3 @@ export type User = Selectable<UsersTable>;
 export type Site = Selectable<SitesTable>;
 export type ApiKey = Selectable<ApiKeysTable>;
 export type Membership = Selectable<MembershipsTable>;
-export type NewAuditRow = Insertable<AuditLogTable>;

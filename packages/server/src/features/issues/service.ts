@@ -16,8 +16,9 @@ import type { ListIssuesQuery, UpdateIssueBody } from './schemas.ts';
 import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/tables.ts';
+import { HOUR_MS } from '../../domain/time.ts';
 
-const DEPLOY_WINDOW_MS = 48 * 60 * 60 * 1000;
+const DEPLOY_WINDOW_MS = 48 * HOUR_MS;
 export const SEVERITY_ORDER = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 else 3 end`;
 
 export async function listIssues({ ctx, input }: { ctx: ServiceContext; input: Static<typeof ListIssuesQuery> }) {
