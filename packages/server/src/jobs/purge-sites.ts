@@ -9,8 +9,18 @@ const SITE_TABLES = [
   'site_score_history', 'delivery_attempts',
 ] as const;
 
+// A site deletion starts a purge and the hourly maintenance runs one: in one process they take
+// turns, since two purges of the same rows at once deadlock on PostgreSQL.
+let previous: Promise<unknown> = Promise.resolve();
+
 /** Deletes the data of deleted sites in bounded batches, so a huge site never holds one long lock. */
-export async function purgeDeletedSites(store: Pick<Store, 'db'>, batchSize = 5000): Promise<number> {
+export function purgeDeletedSites(store: Pick<Store, 'db'>, batchSize = 5000): Promise<number> {
+  const run = previous.then(() => purgeOnce(store, batchSize), () => purgeOnce(store, batchSize));
+  previous = run.catch(() => undefined);
+  return run;
+}
+
+async function purgeOnce(store: Pick<Store, 'db'>, batchSize: number): Promise<number> {
   const sites = await store.db.selectFrom('sites').select('id').where('deleted_at', 'is not', null).execute();
   let removed = 0;
   for (const { id } of sites) {
