@@ -5,12 +5,21 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Driver } from 'kysely';
 import pg from 'pg';
+import { ReadPool, ReadPoolDialect } from './read-pool.ts';
 import type { Database } from './tables.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface Store {
   db: Kysely<Database>;
+  /**
+   * For pure reads. On a SQLite file: the read pool (store/read-pool.ts), worker threads with
+   * their own read-only connections, so a slow read never stalls the main thread. Elsewhere
+   * (PostgreSQL has its own pool; ':memory:' cannot be shared across threads) it is `db`.
+   */
+  readDb: Kysely<Database>;
+  /** The SQLite read pool, when there is one. */
+  readPool: ReadPool | null;
   dialect: Dialect;
   close(): Promise<void>;
   ping(): Promise<void>;
@@ -32,20 +41,28 @@ export function parseDatabaseUrl(url: string): { dialect: Dialect; target: strin
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }
 
-export function openStore(url: string, options: { poolSize?: number } = {}): Store {
+/** Reader threads of the SQLite read pool: the machine this runs on has few cores. */
+export const DEFAULT_SQLITE_READERS = 2;
+
+export function openStore(url: string, options: { poolSize?: number; sqliteReaders?: number } = {}): Store {
   const { dialect, target } = parseDatabaseUrl(url);
   if (dialect === 'sqlite') {
     if (target !== ':memory:') mkdirSync(dirname(target), { recursive: true });
     const file = new SQLite(target);
-    file.pragma('journal_mode = WAL');
-    file.pragma('busy_timeout = 5000');
-    file.pragma('synchronous = NORMAL');
-    file.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: file }) });
+    // exec, not pragma(): pragma() prepares a statement that is then left to the collector (below).
+    file.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
+    const cached = withStatementCache(file);
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cached.database }) });
+    const readers = options.sqliteReaders ?? DEFAULT_SQLITE_READERS;
+    const readPool = target !== ':memory:' && readers > 0 ? new ReadPool(target, readers) : null;
+    sqliteHandles.set(db, file);
+    const readDb = readPool ? new Kysely<Database>({ dialect: new ReadPoolDialect(readPool) }) : db;
     return {
       db,
+      readDb,
+      readPool,
       dialect,
-      close: () => db.destroy(),
+      close: async () => { if (readDb !== db) await readDb.destroy(); await db.destroy(); cached.retire(); },
       ping: async () => { await sql`select 1`.execute(db); },
     };
   }
@@ -55,10 +72,66 @@ export function openStore(url: string, options: { poolSize?: number } = {}): Sto
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
+    readDb: db,
+    readPool: null,
     dialect,
     close: () => db.destroy(),
     ping: async () => { await sql`select 1`.execute(db); },
   };
+}
+
+const sqliteHandles = new WeakMap<Kysely<Database>, SQLite.Database>();
+
+/**
+ * The better-sqlite3 connection under a SQLite store's main Kysely instance, for the ingest hot
+ * path's prepared statements (a Kysely multi-row insert is compiled and prepared again for every
+ * statement). Statements run on it join whatever transaction that connection has open.
+ */
+export function sqliteHandleOf(db: Kysely<Database>): SQLite.Database | undefined {
+  return sqliteHandles.get(db);
+}
+
+/** Distinct SQL texts kept prepared; the queries of the code base have far fewer shapes. */
+const STATEMENT_CACHE_SIZE = 4000;
+
+/**
+ * better-sqlite3 12 (the last major that runs on Node 20) wraps connections and statements in
+ * `node::ObjectWrap`, whose destructor aborts the process on Node 24.19 and later (`Assertion
+ * failed: (env) != nullptr`) when the garbage collector frees one outside a JavaScript
+ * context. So none is left for the collector: statements are cached for reuse (which also saves
+ * the parse and plan of every query Kysely sends), and a closed store's connection and
+ * statements are kept here until the process exits (a process opens a handful of stores).
+ */
+const closedHandles: unknown[] = [];
+
+/**
+ * Kysely prepares a statement for every query; this hands back a kept one for the same SQL.
+ * A statement still iterating (a streamed read) is busy, so a concurrent use of the same SQL
+ * gets another, kept beside it.
+ */
+function withStatementCache(file: SQLite.Database): { database: SQLite.Database; retire(): void } {
+  const statements = new Map<string, SQLite.Statement[]>();
+  let kept = 0;
+  const database = new Proxy(file, {
+    get(target, property) {
+      if (property === 'prepare') {
+        return (text: string) => {
+          const same = statements.get(text);
+          const idle = same?.find((statement) => !statement.busy);
+          if (idle) return idle;
+          const statement = target.prepare(text);
+          if (kept < STATEMENT_CACHE_SIZE) {
+            kept++;
+            if (same) same.push(statement); else statements.set(text, [statement]);
+          }
+          return statement;
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { database, retire: () => { closedHandles.push(file, statements); } };
 }
 
 /**
