@@ -7,6 +7,7 @@ const benches: Record<string, () => Promise<string>> = {
   ingest: async () => (await import('./ingest.ts')).runIngestBench(),
   pipeline: async () => (await import('./pipeline.ts')).runPipelineBench(),
   dashboard: async () => (await import('./dashboard.ts')).runDashboardBench(),
+  stall: async () => (await import('./stall.ts')).runStallBench(),
 };
 
 const name = process.argv[2];

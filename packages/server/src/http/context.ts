@@ -1,5 +1,8 @@
 // The service context of a request: who is calling (from authentication), the store, the
-// time from the injected clock, the request id and the request's logger.
+// time from the injected clock, the request id and the request's logger. GET routes of the
+// query surface are pure reads: they get the store's read connection (on SQLite the read
+// pool's worker threads, so a slow read never stalls the main thread); everything else gets
+// the main connection.
 import type { FastifyRequest } from 'fastify';
 import type { PublicContext, ServiceContext } from '../domain/context.ts';
 import { AppError } from '../domain/errors.ts';
@@ -8,7 +11,8 @@ import './app-types.ts';
 /** The context of a route with no authenticated caller (login, set-password). */
 export function publicContextOf(request: FastifyRequest): PublicContext {
   const { store, clock } = request.server.services;
-  return { db: store.db, now: clock.now(), requestId: request.id, log: request.log };
+  const pureRead = request.method === 'GET' && request.routeOptions.config?.access?.surface === 'query';
+  return { db: pureRead ? store.readDb : store.db, now: clock.now(), requestId: request.id, ip: request.ip, log: request.log };
 }
 
 export function contextOf(request: FastifyRequest): ServiceContext {

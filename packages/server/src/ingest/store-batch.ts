@@ -1,6 +1,7 @@
 // Stores prepared batches. Concurrent requests are grouped (group commit): one transaction
-// stores every queued batch with multi-row statements, so the cost of a commit and of each
-// statement is shared. Each request still answers only after its own rows are committed.
+// stores every queued batch, so the cost of a commit is shared; events and signals go in
+// through statements prepared once per connection on SQLite and multi-row statements on
+// PostgreSQL (where each statement is a round trip). Each request still answers only after its own rows are committed.
 //
 // Per group, in one transaction: session rows are created if new and locked (in key order,
 // so concurrent PostgreSQL writers cannot deadlock); events are inserted with ON CONFLICT DO
@@ -8,7 +9,8 @@
 // were new; each session row is updated from its new events.
 import { v7 as uuidv7 } from 'uuid';
 import type { Insertable, Kysely } from 'kysely';
-import type { Dialect, Store } from '../store/db.ts';
+import type SQLite from 'better-sqlite3';
+import { sqliteHandleOf, type Dialect, type Store } from '../store/db.ts';
 import type { Database, EventsTable, SessionsTable, SignalsTable } from '../store/tables.ts';
 import type { PreparedEvent } from './prepare.ts';
 import { mergeSession, type BatchMeta, type SessionRow } from './session.ts';
@@ -27,9 +29,44 @@ function chunks<T>(rows: T[]): T[][] {
   return out;
 }
 
+const EVENT_COLUMNS = [
+  'id', 'site_id', 'sid', 'visitor_id', 'type', 'page', 'occurred_at', 'client_ts', 'received_at', 'dedupe_key',
+  'name', 'signal_type', 'element', 'label', 'props', 'referrer_page', 'environment',
+] as const satisfies readonly (keyof EventsTable)[];
+const SIGNAL_COLUMNS = [
+  'id', 'site_id', 'event_id', 'sid', 'visitor_id', 'signal_type', 'page', 'element', 'label', 'confidence',
+  'occurred_at', 'rx', 'ry', 'vx', 'vy', 'environment',
+] as const satisfies readonly (keyof SignalsTable)[];
+
+interface HotStatements { event: SQLite.Statement; signal: SQLite.Statement }
+const hotStatements = new WeakMap<SQLite.Database, HotStatements>();
+
+/**
+ * On SQLite, events and signals go in through statements prepared once per connection, a row
+ * at a time: with no network between us and the database, binding 17 values to a prepared
+ * statement costs less than compiling and preparing a 500-row statement for every chunk.
+ */
+function prepared(file: SQLite.Database): HotStatements {
+  let found = hotStatements.get(file);
+  if (!found) {
+    const marks = (n: number) => Array(n).fill('?').join(', ');
+    found = {
+      event: file.prepare(`insert into events (${EVENT_COLUMNS.join(', ')}) values (${marks(EVENT_COLUMNS.length)})
+        on conflict (site_id, sid, dedupe_key) do nothing returning id`),
+      signal: file.prepare(`insert into signals (${SIGNAL_COLUMNS.join(', ')}) values (${marks(SIGNAL_COLUMNS.length)})`),
+    };
+    hotStatements.set(file, found);
+  }
+  return found;
+}
+
+const valuesOf = <T extends object>(row: T, columns: readonly (keyof T)[]) => columns.map((c) => row[c] ?? null);
+
 export async function storeBatches(db: Kysely<Database>, dialect: Dialect, batches: readonly PendingBatch[]): Promise<StoredBatch[]> {
   const live = batches.filter((b) => b.events.length > 0);
   if (live.length === 0) return batches.map(() => ({ inserted: 0, duplicates: 0 }));
+  const file = dialect === 'sqlite' ? sqliteHandleOf(db) : undefined;
+  const hot = file ? prepared(file) : undefined;
   return db.transaction().execute(async (trx) => {
     // 1. Session rows exist and are locked.
     const stubs = new Map<string, Insertable<SessionsTable>>();
@@ -76,7 +113,9 @@ export async function storeBatches(db: Kysely<Database>, dialect: Dialect, batch
       }
     });
     const insertedIds = new Set<string>();
-    for (const rows of chunks(eventRows)) {
+    if (hot) {
+      for (const row of eventRows) if (hot.event.get(valuesOf(row, EVENT_COLUMNS))) insertedIds.add(row.id);
+    } else for (const rows of chunks(eventRows)) {
       const inserted = await trx.insertInto('events').values(rows)
         .onConflict((oc) => oc.columns(['site_id', 'sid', 'dedupe_key']).doNothing())
         .returning('id').execute();
@@ -104,7 +143,8 @@ export async function storeBatches(db: Kysely<Database>, dialect: Dialect, batch
       sessions.set(key, mergeSession(sessions.get(key)!, fresh, meta));
       changed.add(key);
     });
-    for (const rows of chunks(signalRows)) await trx.insertInto('signals').values(rows).execute();
+    if (hot) for (const row of signalRows) hot.signal.run(valuesOf(row, SIGNAL_COLUMNS));
+    else for (const rows of chunks(signalRows)) await trx.insertInto('signals').values(rows).execute();
     for (const key of changed) {
       const { id, site_id: _site, sid: _sid, ...changes } = sessions.get(key)!;
       await trx.updateTable('sessions').set(changes).where('id', '=', id).execute();
