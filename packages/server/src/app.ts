@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import formatsModule from 'ajv-formats';
 import { v7 as uuidv7 } from 'uuid';
+import type { Config } from './config.ts';
 import { Secrets } from './auth/secrets.ts';
 import { AppError } from './domain/errors.ts';
 import { validationError, type ValidationIssue } from './domain/validation-error.ts';
@@ -17,6 +18,7 @@ import { withFailedAuthLockout } from './domain/rate-limits.ts';
 import { duckOverride, randomDuckFact } from './http/ducks.ts';
 import { UUID_PATTERN } from './domain/tenancy.ts';
 import { enforceRateLimit } from './http/limits.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { createMetrics } from './http/metrics.ts';
 import { registerFeatures } from './features/index.ts';
 import { mcpRoutes } from './mcp/routes.ts';
@@ -46,6 +48,16 @@ function validators() {
     (httpPart === 'body' ? body : text).compile(schema);
 }
 
+/**
+ * Fastify refuses a bare hop count (it trusts no hop for one, since a client that reaches the
+ * server directly could forge X-Forwarded-For); TRUST_PROXY=N means "N proxies always sit in
+ * front", so the N nearest hops are trusted, whatever their address (docs/operations.md).
+ */
+function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof setting === 'number') return (_address, hop) => hop < setting;
+  return setting;
+}
+
 export async function buildApp(deps: AppDeps): Promise<App> {
   const app = Fastify({
     logger: deps.logger ?? false,
@@ -54,6 +66,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidv7();
     },
+    // TRUST_PROXY: which address request.ip (per-IP limits, audit rows, logs) reports.
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     return503OnClosing: true,
     forceCloseConnections: 'idle',
     // Ids and names fit well within this; a longer path parameter is refused in the envelope below.
@@ -115,6 +129,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (WRITE_METHODS.has(request.method) && (access?.bodyRequired ?? true) && request.body === undefined) {
       throw new AppError('empty_body', 'This request needs a JSON body');
     }
+    // A route whose body is optional but has a schema (every field optional) reads no body as {}.
+    if (request.body === undefined && access?.bodyRequired === false && request.routeOptions.schema?.body) request.body = {};
     for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, string>)) {
       if ((name === 'id' || name.endsWith('_id')) && !UUID_PATTERN.test(value)) {
         throw new AppError('invalid_uuid', `${name} must be a UUID`, { field: name });
@@ -122,6 +138,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
     if (access && request.auth) authorize(request.auth, access);
   });
+
+  registerIdempotency(app);
 
   app.addHook('onResponse', async (request, reply) => {
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime);

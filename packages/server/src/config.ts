@@ -1,5 +1,6 @@
 // Environment -> typed config, parsed once at start. A bad value stops the process with
 // one line naming the variable; nothing reads process.env after this.
+import { isIP } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
@@ -20,11 +21,19 @@ export interface Config {
   demo: boolean;
   allowPrivateTargets: boolean;
   retentionDays: number;
+  /** Reader threads of the SQLite read pool (0: reads run on the main connection). */
+  sqliteReaders: number;
   pipelineIntervalMs: number;
   /** Where links in notifications point, and the base URLs of outside services (tests point them at local receivers). */
   publicUrl: string;
   providers: { slackApi: string; pagerdutyEvents: string; linearApi: string; githubApi: string };
   dataDir: string;
+  /**
+   * Which client address requests report (per-IP limits, the audit log, logs): false uses the
+   * socket's peer; a number trusts that many proxy hops of X-Forwarded-For; a list trusts
+   * only peers at those addresses or CIDR ranges; true trusts every hop.
+   */
+  trustProxy: boolean | number | string[];
 }
 
 export class ConfigError extends Error {}
@@ -47,6 +56,27 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be 0 or 1, got "${raw}"`);
+}
+
+function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string[] {
+  const raw = (env.TRUST_PROXY ?? '').trim();
+  if (raw === '' || ['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  if (['true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops > 10) throw new ConfigError(`TRUST_PROXY hop count must be 0 to 10, got ${hops}`);
+    return hops;
+  }
+  const list = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of list) {
+    const [address, bits, extra] = entry.split('/');
+    const version = isIP(address);
+    const maxBits = version === 6 ? 128 : 32;
+    if (!version || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits))) {
+      throw new ConfigError(`TRUST_PROXY must be off, true, a hop count or a comma-separated list of addresses or CIDR ranges; "${entry}" is none of them`);
+    }
+  }
+  return list;
 }
 
 function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | null {
@@ -115,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demo: flag(env, 'MALLARD_DEMO', nodeEnv === 'development'),
     allowPrivateTargets: flag(env, 'MALLARD_ALLOW_PRIVATE_TARGETS', false),
     retentionDays: int(env, 'MALLARD_RETENTION_DAYS', 90, 1, 3650),
+    sqliteReaders: int(env, 'MALLARD_SQLITE_READERS', 2, 0, 16),
     pipelineIntervalMs: int(env, 'MALLARD_PIPELINE_INTERVAL_MIN', 15, 1, 1440) * 60_000,
     publicUrl: (url(env, 'MALLARD_PUBLIC_URL', any) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, ''),
     providers: {
@@ -124,5 +155,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       githubApi: (url(env, 'GITHUB_API_URL', nodeEnv === 'production' ? https : any) ?? 'https://api.github.com').replace(/\/$/, ''),
     },
     dataDir,
+    trustProxy: trustProxy(env),
   };
 }

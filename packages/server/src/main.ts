@@ -7,14 +7,15 @@ import { systemClock } from './clock.ts';
 import { Secrets } from './auth/secrets.ts';
 import { PASSWORD_MAX, PASSWORD_MIN } from './auth/passwords.ts';
 import { AppError } from './domain/errors.ts';
-import { openStore } from './store/db.ts';
+import { openStore, parseDatabaseUrl } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import type { SimulateCliOptions } from './simulate/cli.ts';
 import { startWorker } from './worker.ts';
 import { activeSiteIds, runCycle } from './pipeline/cycle.ts';
 import { pino } from 'pino';
 import { Presets, SingleBar } from 'cli-progress';
-import { KEYS_CREATE_DEFAULT_SCOPES, runKeysCreate, type KeysCreateOptions } from './features/keys/cli.ts';
+import { KEYS_CREATE_DEFAULT_SCOPES, runKeysCreate, runKeysList, runKeysRevoke, type KeysCreateOptions, type KeysListOptions } from './features/keys/cli.ts';
+import type { PrivacyOptions } from './features/privacy/cli.ts';
 import { BridgeError, bridgeSettings, DEFAULT_MALLARD_URL, runBridge } from './mcp/stdio.ts';
 
 class UsageError extends Error {}
@@ -146,7 +147,7 @@ program.command('simulate')
     await runSimulate(opts, () => loadConfig(), systemClock, (message) => new UsageError(message));
   });
 
-const keys = program.command('keys').description('API keys, as the operator (straight in the store; no user token needed): `keys create` mints one for a site.');
+const keys = program.command('keys').description('API keys, as the operator (straight in the store; no user token needed): `keys create` mints one for a site, `keys list` shows the active ones, `keys revoke` ends one.');
 keys.command('create')
   .description('Mint an API key for a site and print it once (only an HMAC of it is stored).')
   .requiredOption('--site <id>', 'the site the key belongs to (its id, a UUID)')
@@ -158,10 +159,76 @@ keys.command('create')
     await runKeysCreate(opts, () => loadConfig(), systemClock, (message) => new UsageError(message));
   });
 
+keys.command('list')
+  .description('List the active keys (never the keys themselves): id, type, hint, name, site, created, expires, last used.')
+  .option('--site <id>', 'only this site\'s keys')
+  .option('--org <id>', 'only this org\'s keys')
+  .option('--json', 'print {keys: [{id, org_id, site_id, key_type, name, scopes, key_hint, created_by, created_at, expires_at, last_used_at}]} as JSON')
+  .action(async (opts: KeysListOptions) => {
+    await runKeysList(opts, () => loadConfig(), (message) => new UsageError(message));
+  });
+keys.command('revoke')
+  .description('Revoke a key by its id: it fails at once here and within 5 seconds on other running processes. Audited.')
+  .argument('<id>', 'the key id (a UUID, as `keys list` shows it)')
+  .action(async (id: string) => {
+    await runKeysRevoke(id, () => loadConfig(), systemClock, (message) => new UsageError(message));
+  });
+
+const privacy = program.command('privacy').description('Data-subject requests (GDPR articles 15 and 17, CCPA), as the operator: `privacy export` prints everything stored about one person, `privacy erase` removes it. Audited.');
+for (const action of ['export', 'erase'] as const) {
+  privacy.command(action)
+    .description(action === 'export'
+      ? 'Print, as JSON on stdout, every session, event and signal of one person on a site (by visitor id or user_ref), streamed.'
+      : 'Erase one person on a site (by visitor id or user_ref): their sessions, events, signals and issue evidence, a batch of sessions per transaction; aggregates stay. Running it again finds nothing and is not an error. Prints the counts as JSON.')
+    .requiredOption('--site <id>', 'the site (its id, a UUID)')
+    .option('--visitor <id>', 'the SDK\'s visitor id (vid)')
+    .option('--user-ref <ref>', 'the id your app gave the person with identify()')
+    .action(async (opts: PrivacyOptions) => {
+      const { runPrivacy } = await import('./features/privacy/cli.ts');
+      await runPrivacy(action, opts, () => loadConfig(), systemClock, (message) => new UsageError(message));
+    });
+}
+
 program.command('mcp')
   .description(`Speak MCP (Model Context Protocol) over stdio, for assistants that launch a command: each message goes to the Mallard at MALLARD_URL (default ${DEFAULT_MALLARD_URL}, local or remote) as POST /v1/mcp with MALLARD_MCP_KEY (an MCP key, a secret key with mcp:read or query:read, or a user token); MALLARD_SITE_ID names the site for an org-level credential. stdout carries only JSON-RPC; every other line goes to stderr. A bad key or an unreachable server exits 1 before the first message.`)
   .action(async () => {
     await runBridge({ ...bridgeSettings(process.env), log: (line) => console.error(line) });
+  });
+
+/** The SQLite file of DATABASE_URL, or exit 2 with the PostgreSQL way of doing it. */
+function sqliteFileFor(command: 'backup' | 'restore'): string {
+  const config = loadConfig();
+  const { dialect, target } = parseDatabaseUrl(config.databaseUrl);
+  if (dialect === 'postgres') {
+    console.error(command === 'backup'
+      ? 'mallard: on PostgreSQL, back up with pg_dump, e.g.: pg_dump --format=custom --file=mallard.dump "$DATABASE_URL"'
+      : 'mallard: on PostgreSQL, restore with pg_restore into a stopped deployment, e.g.: pg_restore --clean --if-exists --dbname="$DATABASE_URL" mallard.dump');
+    process.exit(2);
+  }
+  if (target === ':memory:') throw new UsageError('DATABASE_URL is an in-memory store: nothing to back up or restore');
+  return target;
+}
+
+program.command('backup')
+  .description('Copy the SQLite store of DATABASE_URL to a file while Mallard runs (SQLite\'s online backup: consistent, every committed write up to that moment), then check the copy. On PostgreSQL, prints the pg_dump way and exits 2. Keep MALLARD_SECRET (or data/secret) with the backup: sealed secrets need it.')
+  .requiredOption('--to <file>', 'the backup file to write (refused if it exists, unless --force)')
+  .option('--force', 'overwrite an existing file')
+  .action(async (opts: { to: string; force?: boolean }) => {
+    const source = sqliteFileFor('backup');
+    const { backupSqlite } = await import('./store/backup.ts');
+    const result = await backupSqlite(source, opts.to, { force: opts.force });
+    console.log(`Backed up ${source} to ${opts.to} (${result.bytes} bytes; schema ${result.migrations.at(-1) ?? 'empty'})`);
+  });
+
+program.command('restore')
+  .description('Replace the SQLite store of DATABASE_URL with a backup, with Mallard stopped: checks the backup (intact, a schema this version knows), keeps the replaced store beside it as <file>.before-restore-<time>, and swaps files atomically. The next start applies any newer migrations. On PostgreSQL, prints the pg_restore way and exits 2.')
+  .requiredOption('--from <file>', 'the backup file (made by `mallard backup`)')
+  .option('--force', 'restore even though the store looks in use (its -wal file exists)')
+  .action(async (opts: { from: string; force?: boolean }) => {
+    const target = sqliteFileFor('restore');
+    const { restoreSqlite } = await import('./store/backup.ts');
+    const result = restoreSqlite(opts.from, target, { force: opts.force });
+    console.log(`Restored ${opts.from} into ${target} (schema ${result.migrations.at(-1) ?? 'empty'})${result.previous ? `; the replaced store is kept as ${result.previous}` : ''}`);
   });
 
 program.command('migrate')
@@ -221,7 +288,7 @@ try {
     // Commander has already printed its message (or the help text).
     process.exit(err.exitCode);
   }
-  const message = err instanceof ConfigError || err instanceof UsageError || err instanceof AppError || err instanceof BridgeError
+  const message = err instanceof ConfigError || err instanceof UsageError || err instanceof AppError || err instanceof BridgeError || (err as Error)?.name === 'BackupError'
     ? (err as Error).message
     : `unexpected failure: ${(err as Error).message}`;
   console.error(`mallard: ${message}`);

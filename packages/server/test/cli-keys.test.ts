@@ -153,3 +153,73 @@ eachDialect('mallard keys create', ({ name, skip }) => {
     expect(Number(after.n)).toBe(Number(before.n));
   });
 });
+
+eachDialect('mallard keys list and revoke', ({ name, skip }) => {
+  let store: TestStore;
+  let app: App;
+  let siteId: string;
+  let orgId: string;
+  const clock = new ManualClock(Date.now());
+  const env = () => ({ DATABASE_URL: store.url });
+
+  beforeAll(async () => {
+    store = await createTestStore(name);
+    app = await buildApp({ config: testConfig({ secret: SECRET }), store: store.store, clock, limiter: new MemoryRateLimiter() });
+    await app.ready();
+    const boot = run(['bootstrap', '--org', 'List', '--site-name', 'Shop', '--site-url', 'https://shop.example', '--email', `list-${name}@example.com`, '--password', 'correct-horse-battery', '--json'], env());
+    expect(boot.code, boot.stderr).toBe(0);
+    ({ site_id: siteId, org_id: orgId } = JSON.parse(boot.stdout));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await store?.drop();
+  });
+
+  it.skipIf(skip)('--help names the options; bad ids are one line', () => {
+    const list = run(['keys', 'list', '--help']);
+    expect(list.code).toBe(0);
+    for (const option of ['--site <id>', '--org <id>', '--json']) expect(list.stdout).toContain(option);
+    const revoke = run(['keys', 'revoke', '--help']);
+    expect(revoke.code).toBe(0);
+    expect(revoke.stdout).toContain('Usage: mallard keys revoke [options] <id>');
+    const bad = run(['keys', 'revoke', 'nope'], env());
+    expect(bad.code).toBe(1);
+    expect(bad.stderr.trim()).toBe('mallard: the key id must be a UUID, got "nope"');
+    const badSite = run(['keys', 'list', '--site', 'shop'], env());
+    expect(badSite.code).toBe(1);
+    expect(badSite.stderr.trim()).toBe('mallard: --site must be a site id (a UUID), got "shop"');
+  });
+
+  it.skipIf(skip)('list shows the active keys with their last use, never a key; revoke ends one, audited, and it is gone from the list', async () => {
+    const made = JSON.parse(run(['keys', 'create', '--site', siteId, '--type', 'secret', '--name', 'reporting', '--json'], env()).stdout);
+    expect((await app.inject({ method: 'GET', url: '/v1/query/whoami', headers: { authorization: `Bearer ${made.key}` } })).statusCode).toBe(200);
+
+    const listed = run(['keys', 'list', '--site', siteId, '--json'], env());
+    expect(listed.code, listed.stderr).toBe(0);
+    const keys = JSON.parse(listed.stdout).keys as { id: string; name: string | null; last_used_at: string | null; org_id: string }[];
+    expect(keys).toHaveLength(4); // the three bootstrap keys and this one
+    const mine = keys.find((k) => k.id === made.id)!;
+    expect(mine).toMatchObject({ name: 'reporting', org_id: orgId, last_used_at: new Date(clock.now()).toISOString() });
+    expect(listed.stdout).not.toContain(made.key);
+    const text = run(['keys', 'list', '--org', orgId], env());
+    expect(text.stdout.trim().split('\n')).toHaveLength(4);
+    expect(text.stdout).toContain(`${made.id}  secret`);
+    expect(text.stdout).toContain('reporting');
+    expect(text.stdout).not.toContain(made.key);
+
+    const revoked = run(['keys', 'revoke', made.id], env());
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(revoked.stdout.trim()).toBe(`Revoked key ${made.id}`);
+    const audit = await store.store.db.selectFrom('audit_log').selectAll().where('target_id', '=', made.id).where('action', '=', 'key.revoked').execute();
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor_type: 'system', org_id: orgId, site_id: siteId });
+    expect((JSON.parse(run(['keys', 'list', '--site', siteId, '--json'], env()).stdout).keys as { id: string }[]).map((k) => k.id)).not.toContain(made.id);
+    // This server process trusted the key a few seconds at most; past that it is refused.
+    clock.advance(5000);
+    const who = await app.inject({ method: 'GET', url: '/v1/query/whoami', headers: { authorization: `Bearer ${made.key}` } });
+    expect(who.json().error.code).toBe('invalid_key');
+    const again = run(['keys', 'revoke', made.id], env());
+    expect(again.code).toBe(1);
+    expect(again.stderr.trim()).toBe(`mallard: no active key ${made.id}`);
+  });
+});

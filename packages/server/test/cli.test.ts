@@ -27,8 +27,15 @@ const COMMANDS: [string, string[]][] = [
   ['bootstrap', ['--org <name>', '--site-name <name>', '--site-url <url>', '--email <email>', '--password <password>', '--json']],
   ['pipeline', ['--site <id>', '--at <iso8601>', '--from <iso8601>', '--to <iso8601>']],
   ['simulate', ['--days <n>', '--sessions-per-day <n>', '--seed <text>', '--site <id>', '--url <url>', '--key <key>']],
-  ['keys', ['create']],
+  ['keys', ['create', 'list', 'revoke']],
   ['keys create', ['--site <id>', '--type <type>', '--scopes <list>', '--name <name>', '--json']],
+  ['keys list', ['--site <id>', '--org <id>', '--json']],
+  ['keys revoke', ['<id>']],
+  ['privacy', ['export', 'erase']],
+  ['privacy export', ['--site <id>', '--visitor <id>', '--user-ref <ref>']],
+  ['privacy erase', ['--site <id>', '--visitor <id>', '--user-ref <ref>']],
+  ['backup', ['--to <file>', 'pg_dump']],
+  ['restore', ['--from <file>', 'pg_restore']],
   ['mcp', ['MALLARD_URL', 'http://127.0.0.1:8787', 'MALLARD_MCP_KEY', 'MALLARD_SITE_ID', 'stderr']],
 ];
 

@@ -2,12 +2,13 @@
 // mcp, publishable), site- or org-scoped, revocable and expiring at once. Both dialects.
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
+import { KEY_CACHE_MS, LAST_USED_EVERY_MS } from '../src/domain/authenticate.ts';
 import { bearer, eachDialect, useHarness, auditRows } from './helpers/harness.ts';
 
 const HOUR = 60 * 60 * 1000;
 const ALL_SCOPES = ['ingest:write', 'query:read', 'manage:write', 'mcp:read', 'webhook:write'];
 
-interface KeyRecord { id: string; org_id: string; site_id: string | null; key_type: string; name: string | null; scopes: string[]; key_hint: string; created_by: string | null; created_at: string; expires_at: string | null }
+interface KeyRecord { id: string; org_id: string; site_id: string | null; key_type: string; name: string | null; scopes: string[]; key_hint: string; created_by: string | null; created_at: string; expires_at: string | null; last_used_at: string | null }
 
 /** Every string anywhere inside a JSON value. */
 function strings(value: unknown): string[] {
@@ -48,7 +49,7 @@ eachDialect('API keys', ({ name, skip }) => {
     expect(key).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), org_id: org.org_id, site_id: org.site_id, key_type: 'secret', name: 'ci',
       scopes: ['query:read', 'webhook:write'], key_hint: expect.any(String), created_by: org.email,
-      created_at: new Date(h.clock.now()).toISOString(), expires_at: null,
+      created_at: new Date(h.clock.now()).toISOString(), expires_at: null, last_used_at: null,
       key: expect.stringMatching(/^svc_sec_[A-Za-z0-9]{32,}$/),
     });
     expect(key.key_hint).toBe(`${key.key.slice(0, 8)}...${key.key.slice(-4)}`);
@@ -184,7 +185,7 @@ eachDialect('API keys', ({ name, skip }) => {
     for (const k of keys) {
       expect(k).not.toHaveProperty('key');
       expect(k).not.toHaveProperty('key_hash');
-      expect(Object.keys(k).sort()).toEqual(['created_at', 'created_by', 'expires_at', 'id', 'key_hint', 'key_type', 'name', 'org_id', 'scopes', 'site_id']);
+      expect(Object.keys(k).sort()).toEqual(['created_at', 'created_by', 'expires_at', 'id', 'key_hint', 'key_type', 'last_used_at', 'name', 'org_id', 'scopes', 'site_id']);
       expect(k.key_hint).toMatch(/^svc_(sec|mcp|pub)_\.\.\.[A-Za-z0-9]{4}$/);
     }
     const listed = keys.find((k) => k.id === created.id)!;
@@ -310,5 +311,40 @@ eachDialect('API keys', ({ name, skip }) => {
     const { org } = await setup();
     const who = await whoami(org.keys.secret);
     expect([...who.json().data.scopes].sort()).toEqual([...ALL_SCOPES].sort());
+  });
+
+  it.skipIf(skip)('last_used_at: null until first use, then the time of use, written at most once a minute per key', async () => {
+    const { org, jwt } = await setup();
+    const created = (await create(jwt, { key_type: 'secret', site_id: org.site_id, scopes: ['query:read'] })).json().data;
+    const lastUsed = async () => ((await listKeys(jwt)).json().data.keys as KeyRecord[]).find((k) => k.id === created.id)!.last_used_at;
+    expect(await lastUsed()).toBeNull();
+    const first = h.clock.now();
+    expect((await whoami(created.key)).statusCode).toBe(200);
+    expect(await lastUsed()).toBe(new Date(first).toISOString());
+    // Within the minute (and past the cache), no new write.
+    h.clock.advance(LAST_USED_EVERY_MS - 1000);
+    expect((await whoami(created.key)).statusCode).toBe(200);
+    expect(await lastUsed()).toBe(new Date(first).toISOString());
+    h.clock.advance(1000);
+    expect((await whoami(created.key)).statusCode).toBe(200);
+    expect(await lastUsed()).toBe(new Date(first + LAST_USED_EVERY_MS).toISOString());
+  });
+
+  it.skipIf(skip)('a key revoked by another process stops working once the short cache runs out; one revoked here stops at once', async () => {
+    const { org, jwt } = await setup();
+    const created = (await create(jwt, { key_type: 'secret', site_id: org.site_id, scopes: ['query:read'] })).json().data;
+    expect((await whoami(created.key)).statusCode).toBe(200);
+    // Another process revokes it (straight in the shared store): this process trusts its cache briefly.
+    await h.store.db.updateTable('api_keys').set({ revoked_at: h.clock.now() }).where('id', '=', created.id).execute();
+    expect((await whoami(created.key)).statusCode).toBe(200);
+    h.clock.advance(KEY_CACHE_MS);
+    const after = await whoami(created.key);
+    expect(after.statusCode).toBe(401);
+    expect(after.json().error.code).toBe('invalid_key');
+    // A site renamed here shows at once on a cached key.
+    expect((await whoami(org.keys.secret)).json().data.site.name).toBe('Keys site');
+    const renamed = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${org.site_id}`, headers: bearer(jwt), payload: { name: 'Renamed' } });
+    expect(renamed.statusCode).toBe(200);
+    expect((await whoami(org.keys.secret)).json().data.site.name).toBe('Renamed');
   });
 });

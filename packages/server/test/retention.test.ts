@@ -9,6 +9,27 @@ const DAY = 24 * 60 * 60 * 1000;
 eachDialect('retention', ({ name, skip }) => {
   const h = useHarness(name);
 
+  it.skipIf(skip)('deletes issue evidence (which names sessions) past the period with the raw data; the issue stays', async () => {
+    const org = await h.org('RetEvidence');
+    const now = h.clock.now();
+    const issueId = `${org.site_id.slice(0, 30)}is`;
+    await h.store.db.insertInto('ux_issues').values({
+      id: issueId, site_id: org.site_id, fingerprint: 'f', title: 'Old issue', page: '/', element_selector: 'b', element_label: null,
+      type: 'rage_click', severity: 'low', severity_score: 1, severity_manual: null, status: 'open', assigned_to: null,
+      signal_count: 3, session_count: 2, user_count: 2, first_seen_at: now - 200 * DAY, last_seen_at: now - DAY, resolved_at: null,
+      ignored_at: null, status_changed_at: now - 200 * DAY, created_at: now - 200 * DAY, updated_at: now - DAY,
+      ticket_provider: null, ticket_id: null, ticket_url: null,
+    }).execute();
+    for (const [i, age] of [1, 89, 91, 200].entries()) {
+      await h.store.db.insertInto('issue_evidence').values({ id: `${issueId}${i}`, issue_id: issueId, signal_id: `sig${i}`, sid: `${i}`.repeat(32), occurred_at: now - age * DAY }).execute();
+    }
+    await purgeExpiredRawData(h.store, now, 90, 1);
+    const left = await h.store.db.selectFrom('issue_evidence').select('occurred_at').where('issue_id', '=', issueId).orderBy('occurred_at').execute();
+    expect(left.map((e) => Math.round((now - e.occurred_at) / DAY))).toEqual([89, 1]);
+    expect(await h.store.db.selectFrom('ux_issues').select('id').where('id', '=', issueId).execute()).toHaveLength(1);
+    await h.store.db.deleteFrom('issue_evidence').where('issue_id', '=', issueId).execute();
+  });
+
   it.skipIf(skip)('deletes events, signals and sessions past the period, in batches, and nothing else', async () => {
     const a = await h.org('RetA');
     const b = await h.org('RetB');

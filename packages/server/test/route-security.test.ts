@@ -211,10 +211,17 @@ eachDialect('route security', ({ name: dialect }) => {
       it(name(rule), async () => {
         const cred = [a.owner, ...a.credentials].find((c) => verdict(rule.access, c) === 'admitted');
         expect(cred, 'some credential of A is admitted').toBeDefined();
+        const audited = async () => Number((await h.store.db.selectFrom('audit_log').select((eb) => eb.fn.countAll().as('n'))
+          .where('org_id', '=', a.org.org_id).executeTakeFirstOrThrow()).n);
+        const before = await audited();
         const res = await send(buildRequest(rule, aIds), cred!);
         // A tracker's API is never reachable from tests: its upstream_error comes after tenancy.
         if (res.statusCode === 502) expect(res.json().error.code, res.body).toBe('upstream_error');
         else expect(res.statusCode, `${cred!.label}: ${res.body}`).toBeLessThan(300);
+        // Every write through /v1/manage that is served leaves a row in the audit log.
+        if (rule.access.surface === 'manage' && !isRead(rule) && res.statusCode < 300) {
+          expect(await audited(), `${name(rule)} wrote no audit row`).toBeGreaterThan(before);
+        }
       });
     }
   });

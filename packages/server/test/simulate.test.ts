@@ -219,9 +219,12 @@ describe('mallard simulate --site (into this store)', () => {
       expect(await n('events')).toBeGreaterThan(50);
       expect(await n('deploys')).toBe(4);
       expect(await n('score_history')).toBeGreaterThan(0);
-      const temporary = await db.selectFrom('api_keys').select(['revoked_at', 'created_by']).where('created_by', '=', 'simulate').execute();
+      const temporary = await db.selectFrom('api_keys').select(['id', 'revoked_at', 'created_by']).where('created_by', '=', 'simulate').execute();
       expect(temporary).toHaveLength(1);
       expect(temporary[0].revoked_at).not.toBeNull();
+      // The CLI's key writes are in the audit log like any other.
+      const audited = await db.selectFrom('audit_log').select(['action', 'actor_type']).where('target_id', '=', temporary[0].id).orderBy('created_at').execute();
+      expect(audited).toEqual([{ action: 'key.created', actor_type: 'system' }, { action: 'key.revoked', actor_type: 'system' }]);
       // A second run adds no second copy of the rules.
       await runSimulate({ ...opts, seed: 'store-2', pipeline: false }, () => config, new ManualClock(END), (m) => new Error(m), (line) => out.push(line));
       expect(await n('alert_rules')).toBe(4);

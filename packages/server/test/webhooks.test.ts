@@ -76,7 +76,7 @@ eachDialect('webhook routes', ({ name, skip }) => {
     expect(res.statusCode).toBe(200);
     const hooks = res.json().data.webhooks;
     expect(hooks.map((w: { id: string }) => w.id)).toEqual([a.id, b.id]);
-    for (const w of hooks) expect(Object.keys(w).sort()).toEqual(['created_at', 'enabled', 'events', 'id', 'site_id', 'updated_at', 'url']);
+    for (const w of hooks) expect(Object.keys(w).sort()).toEqual(['created_at', 'enabled', 'events', 'id', 'rotation_ends_at', 'site_id', 'updated_at', 'url']);
     expect(res.body).not.toContain(a.secret!);
     expect(res.body).not.toContain(b.secret!);
     expect(res.body).not.toContain('secret');

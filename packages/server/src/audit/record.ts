@@ -1,8 +1,9 @@
 // Every manage write leaves one audit row in the same transaction as the change.
-// Rows name the actor and the target; they never hold a raw IP, key or password.
+// Rows name the actor, the target, the request id and the acting client's address (an
+// operator's, never an end user's); never a key, password or secret.
 import type { Kysely } from 'kysely';
 import { v7 as uuidv7 } from 'uuid';
-import { actorOf, type AuthContext } from '../domain/context.ts';
+import { actorOf, type ServiceContext } from '../domain/context.ts';
 import type { Database } from '../store/tables.ts';
 
 export interface AuditEntry {
@@ -13,7 +14,11 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-export async function recordAudit(trx: Kysely<Database>, auth: AuthContext, entry: AuditEntry, now: number) {
+/** What an audit row takes from the service context. */
+export type AuditContext = Pick<ServiceContext, 'auth' | 'now'> & Partial<Pick<ServiceContext, 'requestId' | 'ip'>>;
+
+export async function recordAudit(trx: Kysely<Database>, ctx: AuditContext, entry: AuditEntry) {
+  const { auth, now } = ctx;
   const actor = actorOf(auth);
   await trx.insertInto('audit_log').values({
     id: uuidv7(),
@@ -26,5 +31,7 @@ export async function recordAudit(trx: Kysely<Database>, auth: AuthContext, entr
     target_id: entry.targetId,
     details: entry.details ? JSON.stringify(entry.details) : null,
     created_at: now,
+    request_id: ctx.requestId ?? null,
+    ip: ctx.ip ?? null,
   }).execute();
 }

@@ -2,7 +2,7 @@
 // so a key for hashing API keys can never sign a JWT or decrypt a webhook secret.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
-export type Purpose = 'api-key' | 'jwt' | 'encryption' | 'token' | 'ip-hash';
+export type Purpose = 'api-key' | 'jwt' | 'encryption' | 'token' | 'ip-hash' | 'privacy-subject';
 
 export class Secrets {
   private readonly keys = new Map<Purpose, Buffer>();

@@ -26,12 +26,18 @@ export async function sendToWebhook(delivery: WebhookDeliveriesTable, deps: Webh
   if (!hook || hook.enabled !== 1) {
     return { ok: false, statusCode: null, latencyMs: 0, error: hook ? 'webhook disabled' : 'webhook deleted', body: '', final: true };
   }
-  const secret = deps.secrets.decrypt(hook.secret_enc);
-  const timestamp = Math.floor(deps.clock.now() / 1000);
+  const now = deps.clock.now();
+  const timestamp = Math.floor(now / 1000);
+  // During a rotation's grace period both secrets sign, space-separated (Standard Webhooks):
+  // a receiver that knows either one verifies the delivery.
+  const secrets = [deps.secrets.decrypt(hook.secret_enc)];
+  if (hook.previous_secret_enc && hook.previous_secret_expires_at !== null && now < hook.previous_secret_expires_at) {
+    secrets.push(deps.secrets.decrypt(hook.previous_secret_enc));
+  }
   // webhook-id is the delivery id: stable across retries, so receivers can de-duplicate.
   return postJson(hook.url, delivery.payload, {
     'webhook-id': delivery.id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': sign(secret, delivery.id, timestamp, delivery.payload),
+    'webhook-signature': secrets.map((secret) => sign(secret, delivery.id, timestamp, delivery.payload)).join(' '),
   }, deps.policy, timeoutMs);
 }

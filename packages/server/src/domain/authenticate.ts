@@ -3,7 +3,10 @@
 import { keyTypeOf, hashKey, type KeyType, type Scope } from '../auth/api-keys.ts';
 import { verifyUserToken } from '../auth/jwt.ts';
 import { constantTimeEqual, type Secrets } from '../auth/secrets.ts';
+import type { Kysely } from 'kysely';
+import { MINUTE_MS, SECOND_MS } from './time.ts';
 import type { Store } from '../store/db.ts';
+import type { Database } from '../store/tables.ts';
 import { AppError } from './errors.ts';
 import type { AuthContext, Role } from './context.ts';
 
@@ -31,13 +34,50 @@ export async function authenticate(store: Store, secrets: Secrets, token: string
   throw new AppError('invalid_key', 'The API key is not valid');
 }
 
+/**
+ * How long a verified key is trusted without reading the store again. A revocation, a site's
+ * deletion or an org change made by this process clears the cache at once (forgetCredentials);
+ * one made by another process takes effect within this time.
+ */
+export const KEY_CACHE_MS = 5 * SECOND_MS;
+/** `last_used_at` is written at most this often per key and process. */
+export const LAST_USED_EVERY_MS = MINUTE_MS;
+
+interface CachedKey { auth: AuthContext; expiresAt: number | null; checkedAt: number; lastUsedAt: number | null }
+
+/** Per store (its Kysely instance), verified keys by HMAC. */
+const keyCaches = new WeakMap<Kysely<Database>, Map<string, CachedKey>>();
+
+/** Drops every cached key of this store: after a revocation, a site deletion or an org change. */
+export function forgetCredentials(db: Kysely<Database>) {
+  keyCaches.get(db)?.clear();
+}
+
 async function authenticateKey(store: Store, secrets: Secrets, token: string, now: number): Promise<AuthContext> {
   const hash = hashKey(secrets, token);
+  let cache = keyCaches.get(store.db);
+  if (!cache) keyCaches.set(store.db, cache = new Map());
+  let entry = cache.get(hash);
+  if (!entry || now - entry.checkedAt >= KEY_CACHE_MS || now < entry.checkedAt) {
+    cache.delete(hash);
+    entry = await loadKey(store, hash, now);
+    // Bounded: a flood of distinct valid keys cannot grow it past a few thousand entries.
+    if (cache.size >= 10_000) cache.clear();
+    cache.set(hash, entry);
+  }
+  if (entry.expiresAt !== null && entry.expiresAt <= now) throw new AppError('expired_key', 'The API key has expired');
+  if (entry.lastUsedAt === null || now - entry.lastUsedAt >= LAST_USED_EVERY_MS) {
+    entry.lastUsedAt = now;
+    await store.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', entry.auth.keyId!).execute();
+  }
+  return entry.auth;
+}
+
+async function loadKey(store: Store, hash: string, now: number): Promise<CachedKey> {
   const key = await store.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
   if (!key || !constantTimeEqual(key.key_hash, hash) || key.revoked_at !== null) {
     throw new AppError('invalid_key', 'The API key is not valid');
   }
-  if (key.expires_at !== null && key.expires_at <= now) throw new AppError('expired_key', 'The API key has expired');
   let site: AuthContext['site'] = null;
   if (key.site_id) {
     const row = await store.db.selectFrom('sites').select(['id', 'name', 'url'])
@@ -47,7 +87,7 @@ async function authenticateKey(store: Store, secrets: Secrets, token: string, no
   }
   const org = await orgWithSettings(store, key.org_id);
   if (!org) throw new AppError('invalid_key', 'The API key is not valid');
-  return {
+  const auth: AuthContext = {
     kind: 'key',
     org: { id: org.id, name: org.name, duckFacts: org.duck_facts === 1 },
     site,
@@ -59,6 +99,7 @@ async function authenticateKey(store: Store, secrets: Secrets, token: string, no
     jti: null,
     tokenExpiresAt: key.expires_at,
   };
+  return { auth, expiresAt: key.expires_at, checkedAt: now, lastUsedAt: key.last_used_at };
 }
 
 async function authenticateJwt(store: Store, secrets: Secrets, token: string, now: number): Promise<AuthContext> {

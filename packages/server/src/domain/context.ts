@@ -37,6 +37,8 @@ export interface ServiceContext {
   /** The time of the request, from the injected clock. */
   now: number;
   requestId: string;
+  /** The client's address as TRUST_PROXY decides it; absent outside HTTP (the CLI). */
+  ip?: string;
   log: Log;
 }
 

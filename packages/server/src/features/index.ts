@@ -2,6 +2,8 @@
 import type { App } from '../http/app-types.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
 import { annotationRoutes } from './annotations/routes.ts';
+import { auditLogRoutes } from './audit-log/routes.ts';
+import { privacyRoutes } from './privacy/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { deployRoutes } from './deploys/routes.ts';
 import { scoreRoutes } from './scores/routes.ts';
@@ -34,7 +36,7 @@ export async function registerFeatures(app: App) {
   await app.register(dashboardRoutes);
   await app.register(async (v1: App) => {
     for (const routes of [
-      funRoutes, authRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes,
+      funRoutes, authRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes, auditLogRoutes, privacyRoutes,
       sessionRoutes, heatmapRoutes, journeyRoutes, rawRoutes,
       scoreRoutes, deployRoutes, annotationRoutes,
       issueRoutes, revenueRoutes, sdkConfigRoutes,

@@ -153,6 +153,7 @@ function errorCodesOf(route: RouteOptions, schema: FastifySchema, access: Access
     }
   }
   if (params.length > 0) codes.add('not_found');
+  if (acceptsIdempotencyKey(route, access)) codes.add('idempotency_conflict');
   codes.add('internal_error');
 
   const byStatus = new Map<number, ErrorCode[]>();
@@ -163,6 +164,16 @@ function errorCodesOf(route: RouteOptions, schema: FastifySchema, access: Access
   }
   return byStatus;
 }
+
+const acceptsIdempotencyKey = (route: RouteOptions, access: Access | undefined) => route.method === 'POST' && access?.surface === 'manage';
+
+/** The header every POST under /v1/manage accepts (http/idempotency.ts). */
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({
+    minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$',
+    description: 'Makes a retry safe: the same key with the same body from the same credential within 24 hours replays the first successful answer (header `Idempotent-Replayed: true`) without doing the work again; another body is 409 `idempotency_conflict`.',
+  })),
+});
 
 /** OpenAPI security requirements: which credentials satisfy a route (any one). */
 function securityOf(access: Access | undefined): { [scheme: string]: string[] }[] {
@@ -213,6 +224,7 @@ function transform({ schema: routeSchema, url, route }: { schema: FastifySchema;
   if (docs?.body && !schema.body) out.body = docs.body;
   if (docs?.consumes) out.consumes = docs.consumes;
   if (typeof route.method === 'string' && !schema.operationId) out.operationId = operationId(route.method, url);
+  if (acceptsIdempotencyKey(route, access) && !schema.headers) out.headers = IdempotencyHeaders;
   out.security = securityOf(access);
   const accessNote = describeAccess(access);
   out.description = schema.description ? `${schema.description}\n\n${accessNote}` : accessNote;

@@ -1,11 +1,12 @@
-// Housekeeping that runs inside `mallard serve`: expired raw data and deleted sites' data,
-// once at start and then every hour. Runs never overlap.
+// Housekeeping that runs inside `mallard serve`: expired raw data, deleted sites' data and
+// idempotency answers past their 24 hours, once at start and then every hour. Runs never overlap.
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
 import { purgeDeletedSites } from './purge-sites.ts';
 import { purgeExpiredRawData } from './retention.ts';
 import { runPeriodically, type JobLog, type Periodic } from './periodic.ts';
 import { HOUR_MS } from '../domain/time.ts';
+import { purgeExpiredIdempotencyKeys } from '../store/idempotency.ts';
 
 export const MAINTENANCE_INTERVAL_MS = HOUR_MS;
 
@@ -13,6 +14,7 @@ export function startMaintenance(store: Store, clock: Clock, retentionDays: numb
   return runPeriodically(MAINTENANCE_INTERVAL_MS, async () => {
     const expired = await purgeExpiredRawData(store, clock.now(), retentionDays);
     const deleted = await purgeDeletedSites(store);
-    if (expired + deleted > 0) log.info({ expired, deleted }, 'maintenance removed rows');
+    const idempotency = await purgeExpiredIdempotencyKeys(store.db, clock.now());
+    if (expired + deleted + idempotency > 0) log.info({ expired, deleted, idempotency }, 'maintenance removed rows');
   }, (err) => log.error({ err }, 'maintenance failed'), { now: true });
 }

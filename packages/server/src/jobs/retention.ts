@@ -1,6 +1,7 @@
-// Raw data (events, signals, sessions) is kept for the retention period, then deleted site
-// by site in bounded batches, so no delete holds a long lock or a long transaction.
-// Scores, history, issues, alerts and deploys are kept for the life of the site.
+// Raw data (events, signals, sessions, and the issue evidence that names their sessions) is
+// kept for the retention period, then deleted site by site in bounded batches, so no delete
+// holds a long lock or a long transaction. Scores, history, issues, alerts and deploys are
+// kept for the life of the site.
 import type { Store } from '../store/db.ts';
 import { DAY_MS } from '../domain/time.ts';
 
@@ -21,6 +22,13 @@ export async function purgeExpiredRawData(store: Store, now: number, retentionDa
         if (count < batchSize) break;
       }
     }
+  }
+  // Evidence rows name a session (its sid); they go with the raw data they point to.
+  for (;;) {
+    const expired = store.db.selectFrom('issue_evidence').select('id').where('occurred_at', '<', cutoff).limit(batchSize);
+    const count = Number((await store.db.deleteFrom('issue_evidence').where('id', 'in', expired).executeTakeFirst()).numDeletedRows);
+    removed += count;
+    if (count < batchSize) break;
   }
   return removed;
 }

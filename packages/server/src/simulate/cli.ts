@@ -1,6 +1,7 @@
 // `mallard simulate`: realistic synthetic traffic through the real ingest path, either into a
 // site of this store (with the pipeline backfilled and the story's deploys and fixes) or to
 // any Mallard server over HTTP.
+import { revokeKeyAsOperator } from '../features/keys/service.ts';
 import { v7 as uuidv7 } from 'uuid';
 import { SCOPES } from '../auth/api-keys.ts';
 import { Secrets } from '../auth/secrets.ts';
@@ -108,13 +109,17 @@ export async function runSimulate(opts: SimulateCliOptions, config: () => Config
       orgId: site.org_id, siteId: site.id, type: 'secret', scopes: [...SCOPES], name: `simulate ${uuidv7().slice(0, 8)} (temporary)`, createdBy: 'simulate', expiresAt: now + DAY_MS,
     }, now);
     keyId = key.id;
+    await store.db.insertInto('audit_log').values({
+      id: uuidv7(), org_id: site.org_id, site_id: site.id, actor_type: 'system', actor_id: null, action: 'key.created',
+      target_type: 'api_key', target_id: key.id, details: JSON.stringify({ key_type: 'secret', via: 'simulate', temporary: true }), created_at: now,
+    }).execute();
     out(`Simulating ${plan.sessions} sessions (${plan.events} events, ${from} to ${to}) on site ${site.id}${opts.pipeline ? ', then running the pipeline over the period' : ''}...`);
     const summary = await seedStore({ store, config: cfg, siteId: site.id, secretKey: raw, plan, pipeline: opts.pipeline, onProgress: bars.onProgress, log: out });
     bars.stop();
     out(`Done: ${summary.accepted} events stored (${summary.rejected} rejected), ${summary.rules} alert rules, ${summary.deploys} deploys, ${summary.resolved} of ${plan.actions.filter((a) => a.kind === 'resolve').length} fixes applied (a fix needs its issue to exist first), ${summary.cycles} pipeline cycles.`);
   } finally {
     bars.stop();
-    if (keyId) await store.db.updateTable('api_keys').set({ revoked_at: clock.now() }).where('id', '=', keyId).execute();
+    if (keyId) await revokeKeyAsOperator({ db: store.db, now: clock.now() }, keyId);
     await store.close();
   }
 }

@@ -6,6 +6,7 @@ import * as pipeline from './migrations/0002-pipeline.ts';
 import * as issues from './migrations/0003-issues.ts';
 import * as alerts from './migrations/0004-alerts.ts';
 import * as deliveries from './migrations/0005-deliveries.ts';
+import * as operator from './migrations/0006-operator.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -13,7 +14,11 @@ const migrations: Record<string, Migration> = {
   '0003-issues': issues,
   '0004-alerts': alerts,
   '0005-deliveries': deliveries,
+  '0006-operator': operator,
 };
+
+/** Every migration this build knows, oldest first: a backup made by a newer build names others. */
+export const MIGRATION_NAMES = Object.keys(migrations);
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

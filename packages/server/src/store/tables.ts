@@ -29,7 +29,7 @@ export interface SitesTable {
 export interface ApiKeysTable {
   id: string; org_id: string; site_id: string | null; key_type: string; name: string | null;
   scopes: Json; key_hash: string; key_hint: string; created_by: string | null;
-  created_at: Ms; expires_at: Ms | null; revoked_at: Ms | null;
+  created_at: Ms; expires_at: Ms | null; revoked_at: Ms | null; last_used_at: Ms | null;
 }
 
 export interface SessionsTable {
@@ -119,7 +119,7 @@ export interface AnnotationsTable {
 
 export interface WebhooksTable {
   id: string; site_id: string; url: string; events: Json; secret_enc: string; enabled: Flag;
-  created_at: Ms; updated_at: Ms;
+  created_at: Ms; updated_at: Ms; previous_secret_enc: string | null; previous_secret_expires_at: Ms | null;
 }
 export interface WebhookDeliveriesTable {
   id: string; webhook_id: string; site_id: string; event_type: string; event_id: string;
@@ -138,7 +138,11 @@ export interface SdkConfigsTable {
 export interface AuditLogTable {
   id: string; org_id: string; site_id: string | null; actor_type: string; actor_id: string | null;
   action: string; target_type: string; target_id: string | null; details: Json | null;
-  created_at: Ms;
+  created_at: Ms; request_id: string | null; ip: string | null;
+}
+export interface IdempotencyKeysTable {
+  credential: string; key: string; request_hash: string; status_code: number | null;
+  response: string | null; created_at: Ms;
 }
 export interface OutboxTable {
   id: string; site_id: string | null; kind: string; payload: Json; status: string;
@@ -190,6 +194,7 @@ export interface Database {
   integrations: IntegrationsTable;
   sdk_configs: SdkConfigsTable;
   audit_log: AuditLogTable;
+  idempotency_keys: IdempotencyKeysTable;
   outbox: OutboxTable;
   site_score_history: SiteScoreHistoryTable;
   pipeline_claims: PipelineClaimsTable;

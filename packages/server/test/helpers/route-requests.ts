@@ -59,6 +59,8 @@ const CREDENTIAL_FIELDS = new Set(['key']);
 /** Bodies whose validity depends on another field (a provider's config): what the schema cannot tell. */
 const BODY_HINTS: Record<string, Record<string, unknown>> = {
   'POST /v1/manage/integrations': { provider: 'slack', config: { webhook_url: 'http://127.0.0.1:9/route-security' } },
+  // The target member is a viewer: a real change of role (a no-op PATCH writes nothing to audit).
+  'PATCH /v1/manage/members/:id': { role: 'member' },
 };
 
 /** Headers a route's transport needs beyond the credential (what a schema of the body cannot say). */
@@ -66,7 +68,16 @@ const HEADER_HINTS: Record<string, Record<string, string>> = {
   'POST /v1/mcp': { accept: 'application/json, text/event-stream' },
 };
 
-const isIdField = (name: string) => name === 'id' || name.endsWith('_id');
+/** `_id` fields that name no record of the store: a person's visitor id is a search term. */
+const NOT_RECORD_IDS = new Set(['visitor_id']);
+const isIdField = (name: string) => (name === 'id' || name.endsWith('_id')) && !NOT_RECORD_IDS.has(name);
+
+/** Query parameters a route needs that its schema cannot require (exactly one of two). */
+const QUERY_HINTS: Record<string, Record<string, string>> = {
+  'GET /v1/manage/privacy/export': { visitor_id: 'f'.repeat(32) },
+  'HEAD /v1/manage/privacy/export': { visitor_id: 'f'.repeat(32) },
+  'DELETE /v1/manage/privacy/subject': { visitor_id: 'f'.repeat(32) },
+};
 
 /** The kind of record an id field names: `issue_id` an issue; `:id` the resource of the segment before it. */
 export function kindOf(name: string, segmentBefore?: string): string {
@@ -202,7 +213,7 @@ export function buildRequest(rule: RouteRule, ids: IdSource): BuiltRequest {
     return encodeURIComponent(String(b.field(name, params[name] ?? {}, `:${name}`)));
   }).join('/');
 
-  const query = schema.querystring ? b.object(schema.querystring, 'query') : {};
+  const query = { ...(schema.querystring ? b.object(schema.querystring, 'query') : {}), ...QUERY_HINTS[where] };
   const search = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
 
   const bodySchema = schema.body ?? (rule.docs?.body as Schema | undefined);

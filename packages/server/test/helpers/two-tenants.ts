@@ -104,7 +104,7 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
   expect(alerts.alerts.length, 'A has an alert').toBeGreaterThan(0);
 
   const ids: Record<string, string> = {
-    org: org.org_id, site: org.site_id, user: org.user_id, session: visits[0].sid,
+    org: org.org_id, site: org.site_id, user: org.user_id, session: visits[0].sid, visitor: visits[0].vid,
     issue: issues.issues[0].id, alert: alerts.alerts[0].id, rule: rule.id, webhook: webhook.id, delivery: delivery.id,
     integration: integration.id, deploy: deploy.id, member: victim.membershipId, key: victimKey.id,
   };

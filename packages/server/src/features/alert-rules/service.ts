@@ -53,7 +53,7 @@ export async function createRule({ ctx, input }: { ctx: ServiceContext; input: C
   checkRule(input.trigger_type, row.threshold, row.page_pattern, input.config ?? {});
   await ctx.db.transaction().execute(async (trx) => {
     await trx.insertInto('alert_rules').values(row).execute();
-    await recordAudit(trx, auth, { action: 'alert_rule.created', targetType: 'alert_rule', targetId: row.id, siteId, details: { trigger_type: row.trigger_type } }, now);
+    await recordAudit(trx, ctx, { action: 'alert_rule.created', targetType: 'alert_rule', targetId: row.id, siteId, details: { trigger_type: row.trigger_type } });
   });
   return toRuleRecord(row);
 }
@@ -77,7 +77,7 @@ export async function updateRule({ ctx, input: { rule_id, ...input } }: { ctx: S
   await ctx.db.transaction().execute(async (trx) => {
     const { id: _id, site_id: _site, created_at: _created, ...changes } = next;
     await trx.updateTable('alert_rules').set(changes).where('id', '=', rule.id).execute();
-    await recordAudit(trx, auth, { action: 'alert_rule.updated', targetType: 'alert_rule', targetId: rule.id, siteId: rule.site_id, details: { fields: Object.keys(input) } }, now);
+    await recordAudit(trx, ctx, { action: 'alert_rule.updated', targetType: 'alert_rule', targetId: rule.id, siteId: rule.site_id, details: { fields: Object.keys(input) } });
   });
   return toRuleRecord(next);
 }
@@ -89,7 +89,7 @@ export async function deleteRule({ ctx, input: { rule_id } }: { ctx: ServiceCont
     await trx.deleteFrom('alert_rule_state').where('rule_id', '=', rule.id).execute();
     await trx.deleteFrom('alert_cooldowns').where('rule_id', '=', rule.id).execute();
     await trx.deleteFrom('alert_rules').where('id', '=', rule.id).execute();
-    await recordAudit(trx, auth, { action: 'alert_rule.deleted', targetType: 'alert_rule', targetId: rule.id, siteId: rule.site_id }, now);
+    await recordAudit(trx, ctx, { action: 'alert_rule.deleted', targetType: 'alert_rule', targetId: rule.id, siteId: rule.site_id });
   });
   return { id: rule_id, deleted: true };
 }

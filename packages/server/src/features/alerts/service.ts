@@ -32,7 +32,7 @@ export async function updateAlert({ ctx, input }: { ctx: ServiceContext; input: 
     }).execute();
     const rule = alert.rule_id ? await trx.selectFrom('alert_rules').select(['name', 'channels', 'slack_channel', 'config', 'trigger_type']).where('id', '=', alert.rule_id).executeTakeFirst() : undefined;
     if (rule && status) await notify(trx, rule, next, status, now);
-    await recordAudit(trx, auth, { action: 'alert.updated', targetType: 'alert', targetId: alert.id, siteId: alert.site_id, details: { status } }, now);
+    await recordAudit(trx, ctx, { action: 'alert.updated', targetType: 'alert', targetId: alert.id, siteId: alert.site_id, details: { status } });
     return rule;
   });
   return toAlertRecord({ ...next, rule_name: rule?.name ?? null });

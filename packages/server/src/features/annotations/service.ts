@@ -19,7 +19,7 @@ export async function createAnnotation({ ctx, input }: { ctx: ServiceContext; in
   const row = { id: uuidv7(), site_id: site.id, page, message, author: actorOf(auth).label, created_at: now };
   await ctx.db.transaction().execute(async (trx) => {
     await trx.insertInto('annotations').values(row).execute();
-    await recordAudit(trx, auth, { action: 'annotation.created', targetType: 'annotation', targetId: row.id, siteId: site.id }, now);
+    await recordAudit(trx, ctx, { action: 'annotation.created', targetType: 'annotation', targetId: row.id, siteId: site.id });
   });
   return toAnnotation(row);
 }

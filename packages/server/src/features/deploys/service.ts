@@ -79,7 +79,7 @@ export async function recordDeploy({ ctx, input }: { ctx: ServiceContext; input:
       }).execute();
     }
     await enqueue(trx, eventJob(site.id, 'deploy.recorded', record, now), now);
-    await recordAudit(trx, auth, { action: 'deploy.recorded', targetType: 'deploy', targetId: row.id, siteId: site.id, details: { version: row.version, environment } }, now);
+    await recordAudit(trx, ctx, { action: 'deploy.recorded', targetType: 'deploy', targetId: row.id, siteId: site.id, details: { version: row.version, environment } });
   });
   return record;
 }

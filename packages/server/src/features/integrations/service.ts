@@ -42,7 +42,7 @@ export async function connectIntegration({ ctx, input, secrets, policy }: { ctx:
   };
   await ctx.db.transaction().execute(async (trx) => {
     await trx.insertInto('integrations').values(row).execute();
-    await recordAudit(trx, ctx.auth, { action: 'integration.created', targetType: 'integration', targetId: row.id, siteId: site.id, details: { provider } }, now);
+    await recordAudit(trx, ctx, { action: 'integration.created', targetType: 'integration', targetId: row.id, siteId: site.id, details: { provider } });
   });
   return toIntegrationRecord(row);
 }
@@ -51,7 +51,7 @@ export async function disconnectIntegration({ ctx, input }: { ctx: ServiceContex
   const row = await rowInTenant(ctx, 'integrations', input.id, 'Integration');
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('integrations').where('id', '=', row.id).execute();
-    await recordAudit(trx, ctx.auth, { action: 'integration.deleted', targetType: 'integration', targetId: row.id, siteId: row.site_id, details: { provider: row.provider } }, ctx.now);
+    await recordAudit(trx, ctx, { action: 'integration.deleted', targetType: 'integration', targetId: row.id, siteId: row.site_id, details: { provider: row.provider } });
   });
   return { id: row.id, deleted: true };
 }

@@ -119,7 +119,7 @@ export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } 
       const type = next.status !== issue.status && next.status === 'verified' ? 'issue.verified' : 'issue.updated';
       await enqueue(trx, eventJob(siteId, type, toIssueRecord(next), now), now);
     }
-    await recordAudit(trx, auth, { action: 'issue.updated', targetType: 'issue', targetId: issue.id, siteId, details: { fields: Object.keys(input) } }, now);
+    await recordAudit(trx, ctx, { action: 'issue.updated', targetType: 'issue', targetId: issue.id, siteId, details: { fields: Object.keys(input) } });
     return toIssueRecord(next);
   });
 }

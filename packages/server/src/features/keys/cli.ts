@@ -1,4 +1,4 @@
-// `mallard keys create`: the operator mints a key for a site straight in the store (no user
+// `mallard keys create|list|revoke`: the operator mints, lists and revokes keys for a site straight in the store (no user
 // token: whoever runs the CLI already holds DATABASE_URL and MALLARD_SECRET). Shown once.
 import { KEY_TYPES, SCOPES, type KeyType, type Scope } from '../../auth/api-keys.ts';
 import { Secrets } from '../../auth/secrets.ts';
@@ -8,7 +8,7 @@ import { AppError } from '../../domain/errors.ts';
 import { UUID_PATTERN } from '../../domain/tenancy.ts';
 import { openStore } from '../../store/db.ts';
 import { migrateToLatest } from '../../store/migrate.ts';
-import { createSiteKey } from './service.ts';
+import { createSiteKey, listActiveKeys, revokeKeyAsOperator } from './service.ts';
 
 export interface KeysCreateOptions { site: string; type: string; scopes?: string; name?: string; json?: boolean }
 
@@ -52,6 +52,56 @@ export async function runKeysCreate(
       ].join('\n'));
     }
     return created;
+  } finally {
+    await store.close();
+  }
+}
+
+export interface KeysListOptions { site?: string; org?: string; json?: boolean }
+
+/** `mallard keys list`: the active keys (never the keys themselves), of one site or org, or all. */
+export async function runKeysList(
+  opts: KeysListOptions, config: () => Config, fail: (message: string) => Error, print: (line: string) => void = console.log,
+) {
+  if (opts.site !== undefined && !UUID_PATTERN.test(opts.site)) throw fail(`--site must be a site id (a UUID), got "${opts.site}"`);
+  if (opts.org !== undefined && !UUID_PATTERN.test(opts.org)) throw fail(`--org must be an org id (a UUID), got "${opts.org}"`);
+  const store = openStore(config().databaseUrl);
+  try {
+    await migrateToLatest(store.db);
+    const keys = await listActiveKeys({ db: store.db }, { siteId: opts.site?.toLowerCase(), orgId: opts.org?.toLowerCase() });
+    if (opts.json) {
+      print(JSON.stringify({ keys }));
+    } else if (keys.length === 0) {
+      print('No active keys.');
+    } else {
+      for (const key of keys) {
+        print([
+          key.id, key.key_type.padEnd(11), key.key_hint, key.name ?? '-', `site ${key.site_id ?? 'org-wide'}`,
+          `created ${key.created_at}`, `expires ${key.expires_at ?? 'never'}`, `last used ${key.last_used_at ?? 'never'}`,
+        ].join('  '));
+      }
+    }
+    return keys;
+  } finally {
+    await store.close();
+  }
+}
+
+/** `mallard keys revoke ID`: the key fails at once on this store's processes (within seconds elsewhere). */
+export async function runKeysRevoke(
+  id: string, config: () => Config, clock: Clock, fail: (message: string) => Error, print: (line: string) => void = console.log,
+) {
+  if (!UUID_PATTERN.test(id)) throw fail(`the key id must be a UUID, got "${id}"`);
+  const store = openStore(config().databaseUrl);
+  try {
+    await migrateToLatest(store.db);
+    try {
+      await revokeKeyAsOperator({ db: store.db, now: clock.now() }, id.toLowerCase());
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found') throw fail(`no active key ${id}`);
+      throw err;
+    }
+    print(`Revoked key ${id.toLowerCase()}`);
   } finally {
     await store.close();
   }

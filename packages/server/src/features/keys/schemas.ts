@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { KEY_TYPES, SCOPES } from '../../auth/api-keys.ts';
-import { IsoTime, Nullable, NullableIsoTime, Uuid } from '../../domain/schema-parts.ts';
+import { IsoTime, Nullable, Uuid } from '../../domain/schema-parts.ts';
 
 export const KeyRecord = Type.Object({
   id: Uuid,
@@ -12,7 +12,8 @@ export const KeyRecord = Type.Object({
   key_hint: Type.String({ description: 'Prefix and last four characters; the key itself is never shown again' }),
   created_by: Nullable(Type.String()),
   created_at: IsoTime,
-  expires_at: NullableIsoTime,
+  expires_at: Type.Union([IsoTime, Type.Null()], { description: 'When the key stops working (401 expired_key); null: never' }),
+  last_used_at: Type.Union([IsoTime, Type.Null()], { description: 'When the key last authenticated, to the minute (written at most once a minute per key); null: never used' }),
 });
 export type KeyRecord = Static<typeof KeyRecord>;
 

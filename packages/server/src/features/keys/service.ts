@@ -11,6 +11,7 @@ import { cleanName } from '../../domain/clean-input.ts';
 import { siteInScope, UUID_PATTERN } from '../../domain/tenancy.ts';
 import type { ApiKey, Database } from '../../store/tables.ts';
 import type { CreateKeyBody, KeyRecord } from './schemas.ts';
+import { forgetCredentials } from '../../domain/authenticate.ts';
 
 export const toKeyRecord = (key: ApiKey): KeyRecord => ({
   id: key.id,
@@ -23,6 +24,7 @@ export const toKeyRecord = (key: ApiKey): KeyRecord => ({
   created_by: key.created_by,
   created_at: iso(key.created_at),
   expires_at: isoOrNull(key.expires_at),
+  last_used_at: isoOrNull(key.last_used_at),
 });
 
 /** The scopes a new key gets: what was asked for, checked against its type. */
@@ -44,7 +46,7 @@ export async function insertKey(trx: Kysely<Database>, secrets: Secrets, input: 
   const key: ApiKey = {
     id: uuidv7(), org_id: input.orgId, site_id: input.siteId, key_type: input.type, name: input.name,
     scopes: JSON.stringify(input.scopes), key_hash: hashKey(secrets, raw), key_hint: keyHint(raw),
-    created_by: input.createdBy, created_at: now, expires_at: input.expiresAt, revoked_at: null,
+    created_by: input.createdBy, created_at: now, expires_at: input.expiresAt, revoked_at: null, last_used_at: null,
   };
   await trx.insertInto('api_keys').values(key).execute();
   return { key, raw };
@@ -75,7 +77,7 @@ export async function createKey({ ctx, input, secrets }: { ctx: ServiceContext; 
       orgId: auth.org.id, siteId, type: input.key_type, scopes,
       name: input.name === undefined ? null : cleanName(input.name), createdBy: actorOf(auth).label, expiresAt,
     }, now);
-    await recordAudit(trx, auth, { action: 'key.created', targetType: 'api_key', targetId: key.id, siteId, details: { key_type: key.key_type, scopes } }, now);
+    await recordAudit(trx, ctx, { action: 'key.created', targetType: 'api_key', targetId: key.id, siteId, details: { key_type: key.key_type, scopes } });
     return { ...toKeyRecord(key), key: raw };
   });
 }
@@ -110,13 +112,38 @@ export async function createSiteKey({ ctx, input, secrets }: {
   });
 }
 
+/** The operator's view (`mallard keys list`): active keys of a site, an org, or every org. */
+export async function listActiveKeys(ctx: Pick<ServiceContext, 'db'>, filter: { siteId?: string; orgId?: string }): Promise<KeyRecord[]> {
+  let query = ctx.db.selectFrom('api_keys').selectAll().where('revoked_at', 'is', null);
+  if (filter.siteId) query = query.where('site_id', '=', filter.siteId);
+  if (filter.orgId) query = query.where('org_id', '=', filter.orgId);
+  const rows = await query.orderBy('org_id').orderBy('created_at').orderBy('id').execute();
+  return rows.map(toKeyRecord);
+}
+
+/** `mallard keys revoke`: audited as the system, like `keys create`. */
+export async function revokeKeyAsOperator(ctx: OperatorContext, id: string) {
+  const { db, now } = ctx;
+  await db.transaction().execute(async (trx) => {
+    const key = await trx.updateTable('api_keys').set({ revoked_at: now })
+      .where('id', '=', id).where('revoked_at', 'is', null).returning(['id', 'org_id', 'site_id']).executeTakeFirst();
+    if (!key) throw new AppError('not_found', 'Key not found');
+    await trx.insertInto('audit_log').values({
+      id: uuidv7(), org_id: key.org_id, site_id: key.site_id, actor_type: 'system', actor_id: null, action: 'key.revoked',
+      target_type: 'api_key', target_id: key.id, details: JSON.stringify({ via: 'cli' }), created_at: now,
+    }).execute();
+  });
+  forgetCredentials(db);
+}
+
 export async function revokeKey({ ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } }): Promise<{ id: string; deleted: true }> {
   const { auth, now } = ctx;
   await ctx.db.transaction().execute(async (trx) => {
     const done = await trx.updateTable('api_keys').set({ revoked_at: now })
       .where('id', '=', id).where('org_id', '=', auth.org.id).where('revoked_at', 'is', null).executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) throw new AppError('not_found', 'Key not found');
-    await recordAudit(trx, auth, { action: 'key.revoked', targetType: 'api_key', targetId: id }, now);
+    await recordAudit(trx, ctx, { action: 'key.revoked', targetType: 'api_key', targetId: id });
   });
+  forgetCredentials(ctx.db);
   return { id, deleted: true };
 }

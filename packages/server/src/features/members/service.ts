@@ -72,7 +72,7 @@ export async function addMember({ ctx, input, secrets }: { ctx: ServiceContext; 
     }
     const id = uuidv7();
     await trx.insertInto('memberships').values({ id, org_id: auth.org.id, user_id: user.id, role: input.role, created_at: now, updated_at: now }).execute();
-    await recordAudit(trx, auth, { action: 'member.added', targetType: 'member', targetId: id, details: { user_id: user.id, role: input.role } }, now);
+    await recordAudit(trx, ctx, { action: 'member.added', targetType: 'member', targetId: id, details: { user_id: user.id, role: input.role } });
     const member = toMember({ id, user_id: user.id, email, role: input.role, password_hash: user.password_hash, created_at: now, updated_at: now });
     return invitation ? { ...member, invitation } : member;
   });
@@ -99,7 +99,7 @@ export async function changeRole({ ctx, input: { id, role } }: { ctx: ServiceCon
     assertMayGrant(auth, role);
     if (member.role === 'owner') await assertAnotherOwner(trx, auth.org.id, id);
     await trx.updateTable('memberships').set({ role, updated_at: now }).where('id', '=', id).execute();
-    await recordAudit(trx, auth, { action: 'member.role_changed', targetType: 'member', targetId: id, details: { from: member.role, to: role } }, now);
+    await recordAudit(trx, ctx, { action: 'member.role_changed', targetType: 'member', targetId: id, details: { from: member.role, to: role } });
     return toMember({ ...member, role, updated_at: now });
   });
 }
@@ -111,7 +111,7 @@ export async function removeMember({ ctx, input: { id } }: { ctx: ServiceContext
     assertMayGrant(auth, member.role);
     if (member.role === 'owner') await assertAnotherOwner(trx, auth.org.id, id);
     await trx.deleteFrom('memberships').where('id', '=', id).execute();
-    await recordAudit(trx, auth, { action: 'member.removed', targetType: 'member', targetId: id, details: { user_id: member.user_id } }, now);
+    await recordAudit(trx, ctx, { action: 'member.removed', targetType: 'member', targetId: id, details: { user_id: member.user_id } });
   });
   return { id, deleted: true };
 }

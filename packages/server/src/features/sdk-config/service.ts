@@ -44,7 +44,7 @@ export async function patchConfig({ ctx, input: { environment, site_id, ...patch
     const text = JSON.stringify(config);
     await trx.insertInto('sdk_configs').values({ id: uuidv7(), site_id: siteId, environment, config: text, updated_at: now })
       .onConflict((oc) => oc.columns(['site_id', 'environment']).doUpdateSet({ config: text, updated_at: now })).execute();
-    await recordAudit(trx, auth, { action: 'sdk_config.updated', targetType: 'sdk_config', targetId: environment, siteId, details: { fields: Object.keys(patch) } }, now);
+    await recordAudit(trx, ctx, { action: 'sdk_config.updated', targetType: 'sdk_config', targetId: environment, siteId, details: { fields: Object.keys(patch) } });
     return { site_id: siteId, environment, config, updated_at: isoOrNull(now) };
   });
 }

@@ -4,6 +4,7 @@ import { recordAudit } from '../../audit/record.ts';
 import { iso } from '../../clock.ts';
 import type { ServiceContext } from '../../domain/context.ts';
 import type { Database } from '../../store/tables.ts';
+import { forgetCredentials } from '../../domain/authenticate.ts';
 
 export type UpdateSettingsInput = { duck_facts?: boolean };
 
@@ -22,7 +23,8 @@ export async function updateSettings({ ctx, input }: { ctx: ServiceContext; inpu
     const duck = input.duck_facts ? 1 : 0;
     await trx.insertInto('org_settings').values({ org_id: auth.org.id, duck_facts: duck, updated_at: now })
       .onConflict((oc) => oc.column('org_id').doUpdateSet({ duck_facts: duck, updated_at: now })).execute();
-    await recordAudit(trx, auth, { action: 'settings.updated', targetType: 'org', targetId: auth.org.id, details: input }, now);
+    await recordAudit(trx, ctx, { action: 'settings.updated', targetType: 'org', targetId: auth.org.id, details: input });
   });
+  forgetCredentials(ctx.db); // keys carry their org's settings
   return orgSettings(ctx.db, auth.org.id);
 }

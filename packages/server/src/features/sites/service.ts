@@ -11,6 +11,7 @@ import { siteInScope } from '../../domain/tenancy.ts';
 import { purgeDeletedSites } from '../../jobs/purge-sites.ts';
 import type { Database, Site } from '../../store/tables.ts';
 import type { CreateSiteBody, SiteRecord, UpdateSiteBody } from './schemas.ts';
+import { forgetCredentials } from '../../domain/authenticate.ts';
 
 export function toSiteRecord(site: Site): SiteRecord {
   return {
@@ -60,7 +61,7 @@ export async function createSite({ ctx, input }: { ctx: ServiceContext; input: C
   const { auth, now } = ctx;
   return ctx.db.transaction().execute(async (trx) => {
     const site = await insertSite(trx, auth.org.id, input, now);
-    await recordAudit(trx, auth, { action: 'site.created', targetType: 'site', targetId: site.id, siteId: site.id, details: { name: site.name } }, now);
+    await recordAudit(trx, ctx, { action: 'site.created', targetType: 'site', targetId: site.id, siteId: site.id, details: { name: site.name } });
     return toSiteRecord(site);
   });
 }
@@ -72,13 +73,15 @@ export async function updateSite({ ctx, input: { id, ...input } }: { ctx: Servic
   if (input.name !== undefined) changes.name = cleanName(input.name);
   if (input.url !== undefined) changes.url = cleanHttpUrl(input.url);
   if (input.allowed_origins !== undefined) changes.allowed_origins = JSON.stringify(cleanOrigins(input.allowed_origins));
-  return ctx.db.transaction().execute(async (trx) => {
+  const updated = await ctx.db.transaction().execute(async (trx) => {
     const site = await trx.updateTable('sites').set(changes).where('id', '=', id)
       .where('deleted_at', 'is', null).returningAll().executeTakeFirst();
     if (!site) throw new AppError('not_found', 'Site not found');
-    await recordAudit(trx, auth, { action: 'site.updated', targetType: 'site', targetId: site.id, siteId: site.id, details: { fields: Object.keys(input) } }, now);
+    await recordAudit(trx, ctx, { action: 'site.updated', targetType: 'site', targetId: site.id, siteId: site.id, details: { fields: Object.keys(input) } });
     return toSiteRecord(site);
   });
+  forgetCredentials(ctx.db); // keys carry their site's name and URL
+  return updated;
 }
 
 export async function deleteSite({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<{ id: string; deleted: true }> {
@@ -90,8 +93,9 @@ export async function deleteSite({ ctx, input }: { ctx: ServiceContext; input: {
       .where('id', '=', siteId).where('deleted_at', 'is', null).executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) throw new AppError('not_found', 'Site not found');
     await trx.updateTable('api_keys').set({ revoked_at: now }).where('site_id', '=', siteId).where('revoked_at', 'is', null).execute();
-    await recordAudit(trx, auth, { action: 'site.deleted', targetType: 'site', targetId: siteId, siteId }, now);
+    await recordAudit(trx, ctx, { action: 'site.deleted', targetType: 'site', targetId: siteId, siteId });
   });
+  forgetCredentials(ctx.db);
   // The site is already unreachable; its rows go in the background.
   purgeDeletedSites(ctx).catch((err) => ctx.log.error({ err }, 'purging deleted site failed'));
   return { id: siteId, deleted: true };

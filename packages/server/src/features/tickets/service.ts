@@ -38,7 +38,7 @@ export async function createTicket({ ctx, input, secrets, policy, config }: { ct
   const { now } = ctx;
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('ux_issues').set({ ticket_provider: provider, ticket_id: ticket.id, ticket_url: ticket.url, updated_at: now }).where('id', '=', issue.id).execute();
-    await recordAudit(trx, ctx.auth, { action: 'issue.ticket_created', targetType: 'issue', targetId: issue.id, siteId: issue.site_id, details: { provider, ticket_id: ticket.id } }, now);
+    await recordAudit(trx, ctx, { action: 'issue.ticket_created', targetType: 'issue', targetId: issue.id, siteId: issue.site_id, details: { provider, ticket_id: ticket.id } });
   });
   return { issue_id: issue.id, provider, ticket_id: ticket.id, url: ticket.url };
 }

@@ -6,9 +6,9 @@ import { Envelope, ok } from '../../http/envelope.ts';
 import { Deleted } from '../../domain/schema-parts.ts';
 import { listDeliveries } from './delivery-log.ts';
 import {
-  CreateWebhookBody, DeliveryParams, DeliveryRecord, ListDeliveriesQuery, ListWebhooksQuery, UpdateWebhookBody, WebhookParams, WebhookRecord,
+  CreateWebhookBody, DeliveryParams, DeliveryRecord, ListDeliveriesQuery, ListWebhooksQuery, RotateSecretBody, UpdateWebhookBody, WebhookParams, WebhookRecord,
 } from './schemas.ts';
-import { createWebhook, deleteWebhook, retryDelivery, sendTestEvent, updateWebhook } from './service.ts';
+import { createWebhook, deleteWebhook, retryDelivery, rotateWebhookSecret, sendTestEvent, updateWebhook } from './service.ts';
 import { listWebhooks } from './webhook-list.ts';
 
 const read = { surface: 'manage', scopes: ['manage:write', 'webhook:write'], role: 'viewer' } as const;
@@ -69,6 +69,15 @@ export async function webhookRoutes(app: App) {
       params: DeliveryParams, response: { 200: Envelope(DeliveryRecord) },
     },
   }, async (request) => ok(await retryDelivery({ ctx: contextOf(request), input: request.params, delivery })));
+
+  app.post('/manage/webhooks/:id/rotate-secret', {
+    config: { access: { ...write, bodyRequired: false } },
+    schema: {
+      tags: ['webhooks'], summary: 'Replace the signing secret; the new one is shown once, and the old one keeps signing beside it for a grace period',
+      params: WebhookParams, body: RotateSecretBody,
+      response: { 200: Envelope(Type.Intersect([WebhookRecord, Type.Object({ secret: Type.String({ description: 'The new secret, only here' }) })])) },
+    },
+  }, async (request) => ok(await rotateWebhookSecret({ ctx: contextOf(request), input: { ...(request.body ?? {}), ...request.params }, secrets })));
 
   app.post('/manage/webhooks/:id/test', {
     config: { access: { ...write, bodyRequired: false } },

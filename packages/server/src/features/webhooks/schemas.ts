@@ -7,7 +7,14 @@ const Events = Type.Array(Type.Union(EVENT_TYPES.map((e) => Type.Literal(e))), {
 
 export const WebhookRecord = Type.Object({
   id: Uuid, site_id: Uuid, url: Type.String(), events: Type.Array(Type.String()), enabled: Type.Boolean(), created_at: IsoTime, updated_at: IsoTime,
+  rotation_ends_at: Type.Union([IsoTime, Type.Null()], { description: 'After a secret rotation: until when deliveries are also signed with the previous secret; null otherwise' }),
 });
+
+export const RotateSecretBody = Type.Object({
+  secret: Type.Optional(Type.String({ minLength: 16, maxLength: 256, description: 'The new secret (default: a generated whsec_ secret, returned once)' })),
+  grace_hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 168, default: 24, description: 'Hours the previous secret keeps signing beside the new one (0 to 168, default 24); 0 drops it at once' })),
+}, { additionalProperties: false });
+export type RotateSecretBody = Static<typeof RotateSecretBody>;
 export const DeliveryRecord = Type.Record(Type.String(), Type.Unknown());
 
 export const ListWebhooksQuery = Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) });
