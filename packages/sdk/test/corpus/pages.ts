@@ -106,12 +106,15 @@ document.getElementById('contact').addEventListener('submit', (e) => {
   if (ms) setTimeout(() => { document.getElementById('sent').textContent = 'Sent, thank you'; }, ms);
 });`),
 
-  // A banner that arrives ?at= ms after load and pushes everything down.
+  // A banner that pushes everything down: it arrives when the page's window.showBanner() is
+  // called (the corpus calls it once the pointer is in place, so a busy machine cannot let the
+  // banner land before the pointer does), or ?at= ms after load.
   '/shift': (key) => layout('Offer', key, `<div id="banner-slot"></div><h1>Today's offer</h1>
 <div class="row"><button id="continue">Continue</button></div><figure><div id="picture"></div></figure>`, `${query}
-setTimeout(() => {
+window.showBanner = () => {
   document.getElementById('banner-slot').innerHTML = '<div id="banner" style="height: 220px; background: #fe9">Free delivery this week</div>';
-}, num('at', 800));`),
+};
+if (q.has('at')) setTimeout(window.showBanner, num('at', 800));`),
 
   // A pricing table (for a cursor going back and forth).
   '/pricing': (key) => layout('Pricing', key, `<h1>Pricing</h1><table><tr><th>Basic</th><th>Pro</th><th>Team</th></tr>

@@ -156,13 +156,13 @@ const planted: Session[] = [
   // layout_shift_rage (the banner is 220 px high: the pointer rests where the target lands, so
   // the clicks follow the shift as closely as a person's would, however busy the machine is)
   { name: 'a banner pushes the button under the pointer, three clicks right after', group: 'layout_shift_rage', expect: { layout_shift_rage: 1 }, match: [{ type: 'layout_shift_rage', element: '#continue' }],
-    run: async (u) => { await u.open('/shift?at=1500'); await u.hover('#continue', 220); await u.shown('#banner'); await u.clicks('here', 3, 200); } },
+    run: async (u) => { await u.open('/shift'); await u.hover('#continue', 220); await u.showBanner(); await u.clicks('here', 3, 200); } },
   { name: 'a banner pushes a picture under the pointer, four clicks right after', group: 'layout_shift_rage', expect: { layout_shift_rage: 1 },
-    run: async (u) => { await u.open('/shift?at=1500'); await u.hover('#picture', 220); await u.shown('#banner'); await u.clicks('here', 4, 200); } },
+    run: async (u) => { await u.open('/shift'); await u.hover('#picture', 220); await u.showBanner(); await u.clicks('here', 4, 200); } },
   { name: 'three clicks 1.5 s after the shift (a rage click, not a shift\'s)', group: 'layout_shift_rage', expect: { rage_click: 1 },
-    run: async (u) => { await u.open('/shift?at=1500'); await u.hover('#continue', 220); await u.shown('#banner'); await pause(1500); await u.clicks('here', 3, 200); } },
+    run: async (u) => { await u.open('/shift'); await u.hover('#continue', 220); await u.showBanner(); await pause(1500); await u.clicks('here', 3, 200); } },
   { name: 'two clicks right after the shift (below the threshold)', group: 'layout_shift_rage', expect: {},
-    run: async (u) => { await u.open('/shift?at=1500'); await u.hover('#picture', 220); await u.shown('#banner'); await u.clicks('here', 2, 200); } },
+    run: async (u) => { await u.open('/shift'); await u.hover('#picture', 220); await u.showBanner(); await u.clicks('here', 2, 200); } },
 
   // thrash_cursor
   { name: 'the pointer going back and forth over text, six reversals', group: 'thrash_cursor', expect: { thrash_cursor: 1 },

@@ -129,6 +129,12 @@ export class User {
     }), selector);
   }
 
+  /** On /shift: the page's own script brings its banner, and we wait until it is painted. */
+  async showBanner() {
+    await this.page.evaluate(() => (window as unknown as { showBanner(): void }).showBanner());
+    await this.shown('#banner');
+  }
+
   /** Browser Back; a page restored from the back-forward cache fires no load event. */
   async back() {
     await this.page.goBack({ waitUntil: 'commit' });
