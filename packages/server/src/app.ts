@@ -1,5 +1,6 @@
 // buildApp(deps): the Fastify instance with the envelope, errors, authentication, access,
 // rate limits and every feature's routes. No module state: tests build as many as they like.
+import { STATUS_CODES } from 'node:http';
 import Fastify, { type FastifyRequest, type FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App, AppDeps } from './http/app-types.ts';
@@ -31,6 +32,8 @@ import { systemResolver, targetPolicy } from './delivery/targets.ts';
 export type { App, AppDeps };
 
 export const BODY_LIMIT = 64 * 1024;
+/** A client that has not sent its whole request by then gets 408 (slow-client protection). */
+export const REQUEST_TIMEOUT_MS = 30_000;
 const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT']);
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -59,16 +62,23 @@ function trustProxyOption(setting: Config['trustProxy']): boolean | string[] | (
 }
 
 export async function buildApp(deps: AppDeps): Promise<App> {
+  const requestTimeout = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT,
+    requestTimeout,
+    // Headers and the whole request share the deadline (Node lets a longer headers timeout
+    // shadow the request timeout), checked at an interval that fits it (Node's is 30 s).
+    http: { requestTimeout, headersTimeout: requestTimeout, connectionsCheckingInterval: Math.max(50, Math.min(requestTimeout / 2, 30_000)) },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : uuidv7();
     },
     // TRUST_PROXY: which address request.ip (per-IP limits, audit rows, logs) reports.
     trustProxy: trustProxyOption(deps.config.trustProxy),
-    return503OnClosing: true,
+    // While closing, requests still in flight finish; new ones get 503 `unavailable` in the
+    // envelope from the onRequest hook below (Fastify's own 503 would skip the envelope).
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Ids and names fit well within this; a longer path parameter is refused in the envelope below.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAM },
@@ -77,7 +87,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       reply.header('x-request-id', request.id);
       return sendError(request, reply, routerError(error));
     },
+    // What Node's HTTP parser refuses (not HTTP, headers too large, too slow) never reaches
+    // Fastify: the answer is written on the socket, still in the envelope.
+    clientErrorHandler: (error: NodeJS.ErrnoException, socket) => {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      if (socket.writable) socket.write(rawErrorResponse(clientError(error)));
+      socket.destroy();
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  let closing = false;
+  app.addHook('preClose', async () => { closing = true; });
 
   const metrics = createMetrics();
   app.decorate('services', {
@@ -106,6 +125,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new AppError('unavailable', 'The server is shutting down; retry shortly');
+    }
     // Only an unmatched request (404, 405) has no rule: the route table refuses to start
     // with a route that declares none.
     const access = request.routeOptions.config.access;
@@ -198,6 +221,21 @@ function routerError(error: { code?: string }): AppError {
     return new AppError('invalid_input', `A path parameter is longer than ${MAX_PATH_PARAM} characters`, { field: 'path', reason: 'too long' });
   }
   return new AppError('invalid_input', 'The path is not valid percent-encoding', { field: 'path', reason: 'bad percent-encoding' });
+}
+
+/** The parser's refusals, before there is a request: a slow client, oversized headers, not HTTP. */
+function clientError(error: NodeJS.ErrnoException): AppError {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return new AppError('request_timeout', 'The request was not received in time');
+  if (error.code === 'HPE_HEADER_OVERFLOW') return new AppError('headers_too_large', 'The request headers are too large');
+  return new AppError('invalid_input', 'The request is not valid HTTP', { field: 'request', reason: 'malformed' });
+}
+
+/** A whole HTTP response for a socket that has no request object (Node's clientError). */
+function rawErrorResponse(error: AppError): string {
+  const requestId = uuidv7();
+  const body = JSON.stringify({ data: null, error: { code: error.code, message: error.message, status: error.status, ...(error.details ? { details: error.details } : {}) } });
+  return `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`;
 }
 
 function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError) {

@@ -1,5 +1,7 @@
 // The HTTP core: envelope on every response, error codes for malformed requests, request ids,
 // 404/405, body limits, and duck facts. Both dialects.
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { Secrets } from '../src/auth/secrets.ts';
@@ -182,5 +184,90 @@ describe('HTTP core: unexpected failures', () => {
     const logged = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request failed');
     expect(logged?.reqId).toBe(res.headers['x-request-id']);
     await app.close();
+  });
+});
+
+// What Node's HTTP parser refuses never reaches a route, and a closing server refuses new
+// requests: over a real loopback socket, every one of these still answers in the envelope.
+describe('HTTP core: answers before any route, over a socket', () => {
+  async function listening(requestTimeoutMs = 30_000) {
+    const testStore = await createTestStore('sqlite');
+    const app = await buildApp({ config: testConfig(), store: testStore.store, clock: new ManualClock(T0), limiter: new MemoryRateLimiter(), requestTimeoutMs });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    return { app, port, close: async () => { await app.close(); await testStore.store.close(); } };
+  }
+
+  /** Writes raw bytes (and optionally waits before the end), then reads until the server closes. */
+  function exchange(port: number, chunks: string[]): Promise<{ status: number; headers: string; body: string }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d) => { text += d; });
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const [head, body = ''] = text.split('\r\n\r\n');
+        resolve({ status: Number(head.split(' ')[1]), headers: head, body });
+      });
+      for (const chunk of chunks) socket.write(chunk);
+    });
+  }
+
+  const envelope = (code: string, status: number) => ({ data: null, error: expect.objectContaining({ code, status, message: expect.any(String) }) });
+
+  it('not HTTP at all: 400 invalid_input', async () => {
+    const s = await listening();
+    try {
+      const res = await exchange(s.port, ['HELLO THERE\r\n\r\n']);
+      expect(res.status).toBe(400);
+      expect(res.headers).toMatch(/content-type: application\/json/i);
+      expect(res.headers).toMatch(/x-request-id: [0-9a-f-]{36}/i);
+      expect(JSON.parse(res.body)).toEqual(envelope('invalid_input', 400));
+    } finally { await s.close(); }
+  });
+
+  it('headers larger than the server takes: 431 headers_too_large', async () => {
+    const s = await listening();
+    try {
+      const res = await exchange(s.port, [`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
+      expect(res.status).toBe(431);
+      expect(JSON.parse(res.body)).toEqual(envelope('headers_too_large', 431));
+    } finally { await s.close(); }
+  });
+
+  it('a client that never finishes its request: 408 request_timeout', async () => {
+    const s = await listening(200);
+    try {
+      // Headers sent, the promised body never comes.
+      const res = await exchange(s.port, ['POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"em']);
+      expect(res.status).toBe(408);
+      expect(JSON.parse(res.body)).toEqual(envelope('request_timeout', 408));
+    } finally { await s.close(); }
+  });
+
+  it('a request on a kept-alive connection while the server closes: 503 unavailable, and in-flight work finishes', async () => {
+    const s = await listening();
+    const socket = connect(s.port, '127.0.0.1');
+    socket.setEncoding('utf8');
+    let text = '';
+    socket.on('data', (d) => { text += d; });
+    const socketClosed = new Promise((resolve) => socket.once('close', resolve));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    // A login whose body is still arriving keeps the connection busy while close() starts;
+    // the next request comes pipelined right behind the rest of that body.
+    socket.write('POST /v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closed = s.app.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.write('}GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    await closed;
+    await socketClosed;
+    const responses = text.split('HTTP/1.1 ').slice(1);
+    expect(responses).toHaveLength(2);
+    expect(responses[0]).toMatch(/^400 /); // the login ran to its answer (empty credentials), not cut off
+    expect(responses[1]).toMatch(/^503 /);
+    expect(responses[1]).toMatch(/connection: close/i);
+    expect(JSON.parse(responses[1].split('\r\n\r\n')[1])).toEqual(envelope('unavailable', 503));
   });
 });

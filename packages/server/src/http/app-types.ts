@@ -21,6 +21,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** DNS for outbound targets; tests inject one so no request ever leaves the machine. */
   resolver?: Resolver;
+  /** How long a client may take to send a whole request (default REQUEST_TIMEOUT_MS); tests shorten it. */
+  requestTimeoutMs?: number;
 }
 
 export interface Services extends AppDeps { secrets: Secrets; metrics: Metrics; ingest: IngestWriter; targets: TargetPolicy }
