@@ -2,6 +2,7 @@
 // graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
 import { Redis } from 'ioredis';
 import { buildApp, type App } from './app.ts';
+import { loggerOptions } from './http/logging.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './store/rate-limit.ts';
@@ -35,7 +36,7 @@ export async function startServer(config: Config, clock: Clock = systemClock, op
   const limiter = createLimiter(config);
   const app = await buildApp({
     config, store, clock, limiter,
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    logger: loggerOptions(config.logLevel),
   });
   await app.listen({ port: config.port, host: config.host });
   const worker = options.worker === false ? null : startWorker(store, clock, config, app.log);

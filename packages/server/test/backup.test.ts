@@ -7,7 +7,10 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Each test runs the CLI several times, a few seconds a start on a busy two-core machine.
+vi.setConfig({ testTimeout: 180_000 });
 
 const BIN = resolve(import.meta.dirname, '../bin/mallard.js');
 const SECRET = 'backup-test-secret-backup-test-secret-01';

@@ -4,12 +4,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SCOPES } from '../src/auth/api-keys.ts';
 import { buildApp, type App } from '../src/app.ts';
 import { ManualClock } from '../src/clock.ts';
 import { MemoryRateLimiter } from '../src/store/rate-limit.ts';
 import { createTestStore, testConfig, type TestStore, eachDialect } from './helpers/harness.ts';
+
+// Each test runs the CLI several times, a few seconds a start on a busy two-core machine.
+vi.setConfig({ testTimeout: 180_000 });
 
 const BIN = resolve(import.meta.dirname, '../bin/mallard.js');
 const SECRET = 'cli-keys-secret-cli-keys-secret-0123456789';

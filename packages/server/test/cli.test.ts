@@ -3,8 +3,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestStore, type TestStore, eachDialect } from './helpers/harness.ts';
+
+// Each test runs the CLI several times, a few seconds a start on a busy two-core machine.
+vi.setConfig({ testTimeout: 180_000 });
 
 const BIN = resolve(import.meta.dirname, '../bin/mallard.js');
 const SECRET = 'cli-test-secret-cli-test-secret-0123456789';

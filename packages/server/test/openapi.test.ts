@@ -86,8 +86,21 @@ describe('OpenAPI document', () => {
         expect(ok.description, where).not.toBe('Default Response');
         if (success[0] !== '204') expect(Object.keys(ok.content ?? {}), where).not.toHaveLength(0);
         expect(Array.isArray(op.security), where).toBe(true);
-        expect(op.responses.default, where).toEqual({ $ref: '#/components/responses/Error' });
-        expect(op.responses['500'], where).toBeDefined();
+        // Exact: only the statuses the operation can answer, no catch-all.
+        expect(op.responses.default, where).toBeUndefined();
+        for (const status of ['408', '431', '500', '503']) expect(op.responses[status], `${where} ${status}`).toBeDefined();
+        // A parameter with a default may be left out; a path id is a UUID.
+        for (const p of op.parameters ?? []) {
+          const schema = (p as { schema?: { default?: unknown; format?: string } }).schema;
+          if (p.in === 'query' && schema && 'default' in schema) expect(p.required ?? false, `${where} ?${p.name}`).toBe(false);
+          if (p.in === 'path' && (p.name === 'id' || p.name.endsWith('_id'))) expect(schema?.format, `${where} {${p.name}}`).toBe('uuid');
+        }
+        // Rate-limited routes declare the headers on every answer.
+        if (path.startsWith('/v1/query/') || path.startsWith('/v1/manage/')) {
+          for (const response of Object.values(op.responses) as { headers?: Record<string, unknown> }[]) {
+            expect(Object.keys(response.headers ?? {}), where).toEqual(expect.arrayContaining(['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset']));
+          }
+        }
         // Path parameters are described by the route schema.
         for (const name of [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])) {
           expect(op.parameters?.some((p) => p.in === 'path' && p.name === name && p.required), `${where} {${name}}`).toBe(true);

@@ -5,9 +5,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it, vi } from 'vitest';
 import { bearer, eachDialect, TEST_SECRET, useHarness, type Org } from './helpers/harness.ts';
 import { cycle } from './helpers/traffic.ts';
+
+// Each test runs the CLI several times, a few seconds a start on a busy two-core machine.
+vi.setConfig({ testTimeout: 180_000 });
 
 const BIN = resolve(import.meta.dirname, '../bin/mallard.js');
 const hex = (c: string, n = 32) => c.repeat(n).slice(0, n);

@@ -89,6 +89,7 @@ const ALL_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 type JsonSchema = Record<string, unknown>;
 
 const ERRORS_KEY = 'x-mallard-errors';
+const LIMITED_KEY = 'x-mallard-limited';
 
 /** The shared pieces every error response points at: the envelope schema and one example per code. */
 function errorComponents() {
@@ -127,10 +128,14 @@ function errorCodesOf(route: RouteOptions, schema: FastifySchema, access: Access
 
   if (hasBody || params.length > 0 || Object.keys(query).length > 0) codes.add('invalid_input');
   if (params.some((p) => p === 'id' || p.endsWith('_id'))) codes.add('invalid_uuid');
-  if ((surface === 'query' || surface === 'manage') && 'site_id' in query) codes.add('missing_site_id');
+  if ((surface === 'query' || surface === 'manage') && ('site_id' in query || 'site_id' in props(schema.body))) {
+    codes.add('missing_site_id');
+    codes.add('invalid_uuid');
+  }
   if ('status' in query || 'status' in props(schema.body)) codes.add('invalid_status');
-  if (hasBody || (writes && (access?.bodyRequired ?? true))) {
-    codes.add('empty_body');
+  if (hasBody || (writes && (access?.bodyRequired ?? true))) codes.add('empty_body');
+  // Any method but GET may carry a body, even where the route takes none: it is still parsed.
+  if (hasBody || route.method !== 'GET') {
     codes.add('invalid_json');
     codes.add('payload_too_large');
     codes.add('unsupported_media_type');
@@ -139,7 +144,9 @@ function errorCodesOf(route: RouteOptions, schema: FastifySchema, access: Access
     for (const c of ['missing_auth', 'invalid_key', 'expired_key', 'invalid_jwt', 'rate_limited'] as const) codes.add(c);
     if (access?.jwtOnly) codes.add('jwt_required');
     if (surface === 'ingest') {
-      codes.delete('invalid_jwt');
+      // A user token is checked (invalid_jwt when bad) before it is refused as not a key.
+      // An org-level secret key must name the site of its batch.
+      codes.add('missing_site_id');
       codes.add('forbidden');
       codes.add('missing_scope');
     } else {
@@ -237,12 +244,49 @@ function transform({ schema: routeSchema, url, route }: { schema: FastifySchema;
   out.response = responses;
   // Error responses all share one schema and example set: transformObject adds them by reference.
   out[ERRORS_KEY] = Object.fromEntries(errorCodesOf(route, schema, access, docs));
+  // Query and manage routes count every authenticated request (http/limits.ts).
+  out[LIMITED_KEY] = access?.surface === 'query' || access?.surface === 'manage';
   return { schema: out, url };
 }
 
 const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content' };
 
-interface Operation { tags?: string[]; responses: Record<string, unknown>; [ERRORS_KEY]?: Record<string, ErrorCode[]> }
+interface Operation { tags?: string[]; parameters?: Parameter[]; responses: Record<string, unknown>; [ERRORS_KEY]?: Record<string, ErrorCode[]>; [LIMITED_KEY]?: boolean }
+
+/**
+ * Response bodies are allow-lists: the serializer writes only the properties a schema names, so
+ * every object schema that names its properties says so (`additionalProperties: false`).
+ */
+function closeObjects(schema: unknown, closeThis = true): void {
+  if (Array.isArray(schema)) return schema.forEach((item) => closeObjects(item));
+  if (!schema || typeof schema !== 'object') return;
+  const node = schema as JsonSchema;
+  if (Array.isArray(node.allOf)) {
+    // The parts of an intersection each name only some properties: the whole is closed instead.
+    if (closeThis && !('unevaluatedProperties' in node)) node.unevaluatedProperties = false;
+    for (const part of node.allOf) closeObjects(part, false);
+  } else if (closeThis && node.type === 'object' && node.properties && !('additionalProperties' in node) && !node.patternProperties) {
+    node.additionalProperties = false;
+  }
+  for (const [key, value] of Object.entries(node)) if (key !== 'allOf') closeObjects(value);
+}
+
+/** The rate-limit headers every answer of a limited route carries (http/limits.ts). */
+const RATE_LIMIT_HEADERS = {
+  'ratelimit-limit': { description: 'Requests allowed in the current window', schema: { type: 'integer' } },
+  'ratelimit-remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+  'ratelimit-reset': { description: 'Seconds until the window reopens', schema: { type: 'integer' } },
+};
+
+interface Parameter { in: string; name: string; required?: boolean; schema?: JsonSchema }
+
+/** Parameters as they behave: one with a default may be left out; a path id is a UUID. */
+function exactParameters(parameters: Parameter[] | undefined) {
+  for (const p of parameters ?? []) {
+    if (p.in === 'query' && p.schema && 'default' in p.schema) p.required = false;
+    if (p.in === 'path' && (p.name === 'id' || p.name.endsWith('_id')) && p.schema) p.schema.format = 'uuid';
+  }
+}
 
 /** Adds the error responses by reference, the shared error components, and the list of tags. */
 function transformObject({ openapiObject }: { openapiObject: Record<string, unknown> }) {
@@ -250,11 +294,18 @@ function transformObject({ openapiObject }: { openapiObject: Record<string, unkn
   for (const item of Object.values(openapiObject.paths as Record<string, Record<string, Operation>>)) {
     for (const op of Object.values(item)) {
       for (const tag of op.tags ?? []) if (!tags.includes(tag)) tags.push(tag);
+      exactParameters(op.parameters);
+      for (const [status, response] of Object.entries(op.responses)) {
+        closeObjects(response);
+        if (op[LIMITED_KEY]) (response as { headers?: unknown }).headers = { ...(response as { headers?: object }).headers, ...RATE_LIMIT_HEADERS };
+        void status;
+      }
       for (const [status, codes] of Object.entries(op[ERRORS_KEY] ?? {})) {
         op.responses[status] ??= errorResponse(codes, ERROR_MEANING[Number(status)] ?? 'Error');
+        if (op[LIMITED_KEY]) (op.responses[status] as { headers?: unknown }).headers = { ...RATE_LIMIT_HEADERS, ...(status === '429' ? { 'retry-after': { description: 'Seconds until the window reopens', schema: { type: 'integer' } } } : {}) };
       }
       delete op[ERRORS_KEY];
-      op.responses.default = { $ref: '#/components/responses/Error' };
+      delete op[LIMITED_KEY];
     }
   }
   const { schema, examples } = errorComponents();

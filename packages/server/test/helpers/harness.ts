@@ -10,8 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
-import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
+import { loggerOptions } from '../../src/http/logging.ts';
 import { ManualClock } from '../../src/clock.ts';
 import { DEFAULT_RATE_LIMITS, type Config, type RateLimits } from '../../src/config.ts';
 import type { Scope, KeyType } from '../../src/auth/api-keys.ts';
@@ -26,6 +27,7 @@ import { openStore, type Store } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import { bootstrapOrg, type BootstrapResult } from '../../src/features/orgs/bootstrap.ts';
 import { DIALECTS, TEST_DATABASE_URL, type DialectName } from './services.ts';
+import { recordAnswers } from './contract.ts';
 
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
 export const T0 = Date.UTC(2026, 10, 2, 12, 0, 30);
@@ -113,6 +115,8 @@ export interface Harness {
   login(email: string, password: string, orgId?: string): Promise<string>;
   /** Delivery worker dependencies on the same store, with their own Secrets (as a separate process would have). */
   deliveryDeps(resolver?: Resolver): DeliveryDeps;
+  /** Every answer so far that the served OpenAPI document does not describe exactly. */
+  contractViolations(): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -133,14 +137,16 @@ export async function createHarness(dialect: DialectName, options: HarnessOption
   const app = await buildApp({
     config, store, clock, limiter, resolver,
     // As server.ts configures it, with every level kept and the lines captured.
-    ...(options.captureLogs ? { logger: { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'], stream } } : {}),
+    ...(options.captureLogs ? { logger: loggerOptions(config.logLevel, stream) } : {}),
   });
+  const answers = recordAnswers(app);
   await app.ready();
   const secrets = new Secrets(config.secret);
   const token = async (userId: string, orgId: string) => (await signUserToken(secrets, userId, orgId, clock.now(), JWT_DEFAULT_SECONDS)).token;
 
   const harness: Harness = {
     app, store, storeUrl: testStore.url, clock, secrets, limiter, config, logs,
+    contractViolations: () => answers.violations(),
     async org(name = 'Org') {
       const n = ++counter;
       const password = `password-${n}-${randomBytes(4).toString('hex')}`;
@@ -228,7 +234,13 @@ export function useHarness(dialect: DialectName, options: SuiteOptions | (() => 
     newMinuteEachTest = settings.newMinuteEachTest ?? false;
     current = await createHarness(dialect, settings);
   });
-  afterAll(async () => { await current?.close(); });
+  afterAll(async () => {
+    if (!current) return;
+    // Every answer the suite provoked must be one the OpenAPI document describes.
+    const violations = await current.contractViolations();
+    await current.close();
+    expect(violations, 'answers the OpenAPI document does not describe').toEqual([]);
+  });
   beforeEach(() => { if (newMinuteEachTest) current?.clock.advance(MINUTE); });
   return new Proxy({} as Harness, {
     get(_target, property) {

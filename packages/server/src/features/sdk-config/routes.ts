@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { authenticate } from '../../domain/authenticate.ts';
+import { withFailedAuthLockout } from '../../domain/rate-limits.ts';
 import { openCors } from '../../http/cors.ts';
 import { contextOf } from '../../http/context.ts';
 import { AppError } from '../../domain/errors.ts';
@@ -39,19 +40,24 @@ export async function sdkConfigRoutes(app: App) {
 
 /** GET /v1/sdk-config?key=svc_pub_...: public and cacheable, for the browser SDK. */
 export async function publicSdkConfigRoutes(app: App) {
-  const { store, clock, secrets } = app.services;
+  const { store, clock, secrets, limiter } = app.services;
   openCors(app, '/sdk-config', 'GET');
 
   app.get('/sdk-config', {
-    config: { access: { surface: 'public' } },
+    // Public, but the `key` it takes is checked like a credential.
+    config: { access: { surface: 'public' }, docs: { errors: ['missing_auth', 'invalid_key', 'expired_key', 'invalid_jwt', 'missing_scope', 'rate_limited'] } },
     schema: {
       tags: ['sdk-config'], summary: 'Browser-safe SDK config for a publishable key',
       querystring: Type.Object({ key: Type.Optional(Type.String({ maxLength: 128 })), env: Type.Optional(Type.String({ maxLength: 64 })) }),
       response: { 200: Envelope(PublicConfig) },
     },
   }, async (request, reply) => {
-    if (!request.query.key) throw new AppError('missing_auth', 'Pass the publishable key as ?key=');
-    const auth = await authenticate(store, secrets, request.query.key, clock.now());
+    const { key } = request.query;
+    if (!key) throw new AppError('missing_auth', 'Pass the publishable key as ?key=');
+    // Guessing keys here counts towards the same per-address lockout as everywhere else.
+    const auth = await withFailedAuthLockout(limiter, request.ip, clock.now(), () => authenticate(store, secrets, key, clock.now()));
+    // Only a publishable key belongs in a URL: a secret one would end up in caches and logs.
+    if (auth.kind === 'key' && auth.keyType !== 'publishable') throw new AppError('missing_scope', 'Use the site\'s publishable key (svc_pub_); a secret key never goes in a URL', { required: ['ingest:write'] });
     const config = await getPublicConfig({ ctx: { auth, db: store.db }, input: request.query });
     reply.header('cache-control', 'public, max-age=60');
     return ok(config);
