@@ -61,8 +61,8 @@ eachDialect('public SDK config', ({ name, skip }) => {
       page_groups: [{ match: '^/orders/[^/]+$', page: '/orders/:id' }],
       privacy: { respect_dnt: true, require_consent: false, cookieless: false }, updated_at: productionAt,
     });
-    for (const secret of ['revenue_config', 'signal_weights', 'verification_environments', '9900', '4900', 'order_paid', 'dead_click']) {
-      expect(production.body).not.toContain(secret);
+    for (const notPublic of ['revenue_config', 'signal_weights', 'verification_environments', '9900', '4900', 'order_paid', 'dead_click']) {
+      expect(production.body).not.toContain(notPublic);
     }
 
     // Staging: its own keys replace production's whole (privacy included); the rest is production's.

@@ -27,7 +27,7 @@ export function startPipelineProcess(storeUrl: string): Promise<PipelineProcess>
   createInterface({ input: child.stdout! }).on('line', (line) => waiting.shift()?.resolve(line));
   const nextLine = () => new Promise<string>((resolve, reject) => waiting.push({ resolve, reject }));
 
-  const process_: PipelineProcess = {
+  const handle: PipelineProcess = {
     async send<T>(command: PipelineCommand) {
       const answer = nextLine();
       child.stdin!.write(`${JSON.stringify(command)}\n`);
@@ -40,7 +40,7 @@ export function startPipelineProcess(storeUrl: string): Promise<PipelineProcess>
       await exited;
     },
   };
-  return nextLine().then(() => process_);
+  return nextLine().then(() => handle);
 }
 
 /** The same command in every process at once; their answers in the same order. */
