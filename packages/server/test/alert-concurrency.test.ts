@@ -1,23 +1,25 @@
 // Two workers evaluating the same rule at once fire one alert, never two: the cooldown is
-// claimed atomically in the store. Two store connections (two pools on PostgreSQL) run
-// alertStep, then whole cycles, at the same moment against the same site and cycle time.
+// claimed atomically in the store. Two separate processes on the store (as two workers, or
+// `mallard serve` and `mallard worker`, are: on SQLite only separate processes hold separate
+// write locks) run alertStep, then whole cycles, at the same moment against the same site and
+// cycle time.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openStore, type Store } from '../src/store/db.ts';
-import { alertStep } from '../src/pipeline/alert-step.ts';
-import { runCycle } from '../src/pipeline/cycle.ts';
+import type { AlertStepResult } from '../src/pipeline/alert-step.ts';
+import { runCycle, type CycleResult } from '../src/pipeline/cycle.ts';
 import { eachDialect, useHarness } from './helpers/harness.ts';
+import { atOnce, startPipelineProcess, type PipelineProcess } from './helpers/pipeline-process.ts';
 import { api, ingest, intervalTraffic, INTERVAL, MIN } from './helpers/alert-traffic.ts';
 
 const C1 = Date.UTC(2026, 9, 30, 10, 15); // a cycle time three days before the harness clock
 
 eachDialect('concurrent alert evaluation', (dialect) => {
   const h = useHarness(dialect.name, { raisedLimits: true });
-  let second: Store;
+  let workers: PipelineProcess[] = [];
   let siteId: string;
   let a: ReturnType<typeof api>;
 
   beforeAll(async () => {
-    second = openStore(h.storeUrl, dialect.name === 'postgres' ? { poolSize: 5 } : undefined);
+    workers = await Promise.all([startPipelineProcess(h.storeUrl), startPipelineProcess(h.storeUrl)]);
     const org = await h.org('Race');
     siteId = org.site_id;
     a = api(h, org.keys.secret);
@@ -27,16 +29,12 @@ eachDialect('concurrent alert evaluation', (dialect) => {
     // Score the page with no rule yet.
     expect((await runCycle(h.store.db, siteId, C1, { intervalMs: INTERVAL, clock: h.clock })).status).toBe('done');
   });
-  afterAll(async () => { await second?.close(); });
+  afterAll(async () => { await Promise.all(workers.map((w) => w.close())); });
 
-  // On SQLite one process cannot hold two writing connections at once (better-sqlite3 is
-  // synchronous: the second would wait on a lock the first can never release), and cycles of a
-  // site are serialized by the site claim anyway; there both calls share one connection.
-  it('two alertStep calls at once fire exactly one alert (eight rounds)', async () => {
-    const other = dialect.name === 'postgres' ? second : h.store;
+  it('two alertStep calls at once in two processes fire exactly one alert (eight rounds)', async () => {
     for (let round = 0; round < 8; round++) {
       const rule = await a.createRule({ name: `Race ${round}`, trigger_type: 'budget', threshold: 10, page_pattern: '/checkout' });
-      const [r1, r2] = await Promise.all([alertStep(h.store.db, siteId, C1), alertStep(other.db, siteId, C1)]);
+      const [r1, r2] = await atOnce<AlertStepResult>(workers, () => ({ op: 'alertStep', siteId, cycleAt: C1 }));
       expect(r1.fired + r2.fired, `round ${round}`).toBe(1);
       const alerts = (await a.alerts()).alerts.filter((x) => x.rule_id === rule.id);
       expect(alerts, `round ${round}`).toHaveLength(1);
@@ -49,14 +47,11 @@ eachDialect('concurrent alert evaluation', (dialect) => {
     expect((await a.alerts()).total).toBe(8);
   });
 
-  it('two whole cycles at once (one may find the site busy) fire exactly one alert', async () => {
+  it('two whole cycles at once in two processes (one may find the site busy) fire exactly one alert', async () => {
     const rule = await a.createRule({ name: 'Race cycle', trigger_type: 'new_page', threshold: 10, cooldown_minutes: 1 });
     const C2 = C1 + INTERVAL;
     h.clock.set(C2);
-    const [r1, r2] = await Promise.all([
-      runCycle(h.store.db, siteId, C2, { intervalMs: INTERVAL, clock: h.clock, holder: 'worker-1' }),
-      runCycle(second.db, siteId, C2, { intervalMs: INTERVAL, clock: h.clock, holder: 'worker-2' }),
-    ]);
+    const [r1, r2] = await atOnce<CycleResult>(workers, (i) => ({ op: 'runCycle', siteId, cycleAt: C2, intervalMs: INTERVAL, now: C2, holder: `worker-${i + 1}` }));
     const fired = [r1, r2].reduce((sum, r) => sum + (r.status === 'done' ? r.alerts.fired : 0), 0);
     expect(fired).toBe(1);
     expect((await a.alerts()).alerts.filter((x) => x.rule_id === rule.id)).toHaveLength(1);

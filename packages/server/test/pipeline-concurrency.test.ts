@@ -1,5 +1,6 @@
-// Two pipeline runners on two separate store connections, the same site and the same cycle
-// time at once: the claim in the store lets one of them run, so a cycle is never written twice.
+// Two pipeline runners in two separate processes (as two workers are; on SQLite only separate
+// processes hold separate write locks), the same site and the same cycle time at once: the
+// claim in the store lets one of them run, so a cycle is never written twice.
 // (DESIGN.md: work is claimed in the database; docs/scoring.md: claims.)
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -7,9 +8,10 @@ import { v7 as uuidv7 } from 'uuid';
 import { ManualClock } from '../src/clock.ts';
 import { Secrets } from '../src/auth/secrets.ts';
 import { bootstrapOrg } from '../src/features/orgs/bootstrap.ts';
-import { CLAIM_LEASE_MS, claimSite, releaseSite, runCycle } from '../src/pipeline/cycle.ts';
-import { openStore, type Store } from '../src/store/db.ts';
+import { CLAIM_LEASE_MS, claimSite, releaseSite, type CycleResult } from '../src/pipeline/cycle.ts';
+import type { Store } from '../src/store/db.ts';
 import { createTestStore, TEST_SECRET, type TestStore, eachDialect } from './helpers/harness.ts';
+import { atOnce, startPipelineProcess, type PipelineProcess } from './helpers/pipeline-process.ts';
 
 const MIN = 60_000;
 const INTERVAL = 15 * MIN;
@@ -42,13 +44,13 @@ async function seed(store: Store, siteId: string) {
 
 eachDialect('concurrent pipeline cycles', (dialect) => {
   let primary: TestStore;
-  let second: Store;
+  let workers: PipelineProcess[] = [];
   let siteId: string;
   const clock = new ManualClock(C + MIN);
 
   beforeAll(async () => {
     primary = await createTestStore(dialect.name);
-    second = openStore(primary.url, { poolSize: 5 });
+    workers = await Promise.all([startPipelineProcess(primary.url), startPipelineProcess(primary.url)]);
     const org = await bootstrapOrg(primary.store, new Secrets(TEST_SECRET), {
       org: 'Concurrency', siteName: 'Concurrency site', siteUrl: 'https://concurrency.example',
       email: `owner-${randomBytes(3).toString('hex')}@example.com`, password: 'password-concurrency',
@@ -58,35 +60,36 @@ eachDialect('concurrent pipeline cycles', (dialect) => {
   }, 120_000);
 
   afterAll(async () => {
-    await second?.close();
+    await Promise.all(workers.map((w) => w.close()));
     await primary?.drop();
   });
 
-  it('two claims for one site at once: exactly one wins; a lapsed claim can be taken over', async () => {
-    const results = await Promise.all([
-      claimSite(primary.store.db, siteId, 'runner-a', C, clock.now()),
-      claimSite(second.db, siteId, 'runner-b', C, clock.now()),
-    ]);
-    expect(results.filter(Boolean)).toHaveLength(1);
-    const winner = results[0] ? 'runner-a' : 'runner-b';
+  it('two claims for one site at once in two processes: exactly one wins (eight rounds); a lapsed claim can be taken over', async () => {
+    const db = primary.store.db;
+    let winner = '';
+    for (let r = 0; r < ROUNDS; r++) {
+      const holders = [`runner-a-${r}`, `runner-b-${r}`];
+      const results = await atOnce<boolean>(workers, (i) => ({ op: 'claimSite', siteId, holder: holders[i], cycleAt: C, now: clock.now() }));
+      expect(results.filter(Boolean), `round ${r}`).toHaveLength(1);
+      winner = holders[results.indexOf(true)];
+      expect(await db.selectFrom('pipeline_claims').select('holder').execute()).toEqual([{ holder: winner }]);
+      if (r < ROUNDS - 1) await releaseSite(db, siteId, winner);
+    }
     // While the claim holds, a third runner is refused; once its lease lapses, it is not.
-    expect(await claimSite(second.db, siteId, 'runner-c', C, clock.now() + CLAIM_LEASE_MS - 1)).toBe(false);
-    expect(await claimSite(second.db, siteId, 'runner-c', C, clock.now() + CLAIM_LEASE_MS)).toBe(true);
+    expect(await claimSite(db, siteId, 'runner-c', C, clock.now() + CLAIM_LEASE_MS - 1)).toBe(false);
+    expect(await claimSite(db, siteId, 'runner-c', C, clock.now() + CLAIM_LEASE_MS)).toBe(true);
     // Only the holder releases a claim.
-    await releaseSite(primary.store.db, siteId, winner);
-    expect(await claimSite(primary.store.db, siteId, 'runner-d', C, clock.now())).toBe(false);
-    await releaseSite(primary.store.db, siteId, 'runner-c');
-    expect(await primary.store.db.selectFrom('pipeline_claims').selectAll().execute()).toEqual([]);
+    await releaseSite(db, siteId, winner);
+    expect(await claimSite(db, siteId, 'runner-d', C, clock.now())).toBe(false);
+    await releaseSite(db, siteId, 'runner-c');
+    expect(await db.selectFrom('pipeline_claims').selectAll().execute()).toEqual([]);
   });
 
-  it('two runCycle calls on two connections, same site and window: one set of rows per cycle', async () => {
+  it('two runCycle calls in two processes, same site and window: one set of rows per cycle', async () => {
     const statuses: string[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       const t = C + r * INTERVAL;
-      const results = await Promise.all([
-        runCycle(primary.store.db, siteId, t, { intervalMs: INTERVAL, clock, holder: `a-${r}` }),
-        runCycle(second.db, siteId, t, { intervalMs: INTERVAL, clock, holder: `b-${r}` }),
-      ]);
+      const results = await atOnce<CycleResult>(workers, (i) => ({ op: 'runCycle', siteId, cycleAt: t, intervalMs: INTERVAL, now: clock.now(), holder: `${'ab'[i]}-${r}` }));
       for (const result of results) expect(['done', 'busy']).toContain(result.status);
       expect(results.some((result) => result.status === 'done')).toBe(true);
       statuses.push(...results.map((result) => result.status));
@@ -106,11 +109,11 @@ eachDialect('concurrent pipeline cycles', (dialect) => {
     console.info(`${dialect.name}: ${ROUNDS} concurrent rounds, statuses ${statuses.filter((s) => s === 'busy').length} busy / ${statuses.filter((s) => s === 'done').length} done`);
 
     // Every cycle written exactly once, nothing else, and every claim released.
-    const history = await second.db.selectFrom('score_history').select('cycle_at').where('site_id', '=', siteId).execute();
+    const history = await primary.store.db.selectFrom('score_history').select('cycle_at').where('site_id', '=', siteId).execute();
     expect(history).toHaveLength(2 * ROUNDS);
     expect(new Set(history.map((h) => Number(h.cycle_at))).size).toBe(ROUNDS);
-    expect(await second.db.selectFrom('site_score_history').select('id').where('site_id', '=', siteId).execute()).toHaveLength(ROUNDS);
-    expect(await second.db.selectFrom('page_scores').select('page').where('site_id', '=', siteId).execute()).toHaveLength(2);
-    expect(await second.db.selectFrom('pipeline_claims').selectAll().execute()).toEqual([]);
+    expect(await primary.store.db.selectFrom('site_score_history').select('id').where('site_id', '=', siteId).execute()).toHaveLength(ROUNDS);
+    expect(await primary.store.db.selectFrom('page_scores').select('page').where('site_id', '=', siteId).execute()).toHaveLength(2);
+    expect(await primary.store.db.selectFrom('pipeline_claims').selectAll().execute()).toEqual([]);
   });
 });

@@ -10,7 +10,8 @@
 // Expected, per visitor: 1 rage_click (#broken), 1 disabled_element_attempt (#pay),
 // 1 error_encounter (#apply: one signal per user action); nothing for the link.
 // /shop: 3 active users; rage 3 x 25 = 75 beats disabled 3 x 20 and error 3 x 20, so
-// rage_click is the dominant signal. Each cluster has 3 fires from 3 sessions: 3 issues.
+// rage_click is the dominant signal, and the score is 195 / 3 = 65. Each cluster has 3 fires
+// from 3 sessions: 3 issues.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -153,13 +154,34 @@ describe.skipIf(!chromiumReady)('the SDK in Chromium against a real server', () 
     expect(result.status).toBe('done');
   });
 
-  it('scores /shop with rage_click as the dominant signal', async () => {
-    const { site } = await api.get('/query/scores');
-    const shopRow = site.pages.find((p: { page: string }) => p.page === '/shop');
-    expect(shopRow, JSON.stringify(site.pages)).toBeDefined();
-    expect(shopRow.dominant_signal).toBe('rage_click');
-    expect(shopRow.active_users).toBe(3);
-    expect(shopRow.score).toBeGreaterThan(0);
+  it('scores /shop by hand: 65, rage_click dominant; /next 0; the site 32.5', async () => {
+    // Every fire counts at confidence 1: a rage burst of 4 clicks (one above the minimum of 3)
+    // well inside half the 2-second window, and the other two detectors always say 1.
+    for (const sid of sessions) {
+      const { events } = await api.get(`/query/session?session_id=${sid}`);
+      expect(events.filter((e: { type: string }) => e.type === 'signal').map((e: { confidence: number }) => e.confidence)).toEqual([1, 1, 1]);
+    }
+    const data = await api.get('/query/scores');
+    const { site } = data;
+    expect(site.pages.map((p: { page: string }) => p.page), JSON.stringify(site.pages)).toEqual(['/shop', '/next']);
+    const [shopRow, nextRow] = site.pages;
+    // /shop (DOMAIN.md 3): rage 3 x 25 = 75, disabled 3 x 20 = 60, error 3 x 20 = 60; 195 over
+    // 3 active users = 65; 3 frustrated users, multiplier 1: 65.0, `flustered` (60-80).
+    // Percentages of 195: 75 -> 38 %, 60 -> 31 %; ties sorted by type name.
+    expect(shopRow).toMatchObject({
+      score: 65, raw_score: 65, active_users: 3, affected_users: 3, frustrated_users: 3, signal_count: 9,
+      dominant_signal: 'rage_click', duck_state: 'flustered', stale: false,
+      breakdown: [
+        { signal: 'rage_click', count: 3, weight: 25, weighted_score: 75, percentage: 38 },
+        { signal: 'disabled_element_attempt', count: 3, weight: 20, weighted_score: 60, percentage: 31 },
+        { signal: 'error_encounter', count: 3, weight: 20, weighted_score: 60, percentage: 31 },
+      ],
+    });
+    // /next: the same 3 visitors, nothing wrong.
+    expect(nextRow).toMatchObject({ score: 0, active_users: 3, affected_users: 0, signal_count: 0, dominant_signal: null, breakdown: [] });
+    // The site: (65 x 3 + 0 x 3) / 6 = 32.5, `watching` (20-40); its 3 visitors, all affected.
+    expect(site).toMatchObject({ overall_score: 32.5, total_active_users: 3, total_affected_users: 3 });
+    expect(data.duck_state).toBe('watching');
   });
 
   it('opens the expected issues', async () => {

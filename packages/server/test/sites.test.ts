@@ -1,64 +1,19 @@
 // Sites: create (org-level credentials only), list, partial update, delete (hide, revoke keys
 // at once, purge data afterwards), and exactly one audit row per write in the same
 // transaction. Both dialects.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, expect, it } from 'vitest';
 import { purgeDeletedSites } from '../src/jobs/purge-sites.ts';
 import type { Store } from '../src/store/db.ts';
 import { bearer, eachDialect, useHarness, type Org, auditRows } from './helpers/harness.ts';
+import { seedSiteRows, siteRowCounts } from './helpers/site-rows.ts';
 
-
-const hex32 = () => randomBytes(16).toString('hex');
 
 async function keyIdOf(store: Store, orgId: string, type: string) {
   const row = await store.db.selectFrom('api_keys').select('id').where('org_id', '=', orgId)
     .where('key_type', '=', type).where('name', '=', `bootstrap ${type}`).executeTakeFirstOrThrow();
   return row.id;
-}
-
-/** A session with one pageview event and one signal, written straight to the store. */
-async function insertSiteData(store: Store, siteId: string, now: number) {
-  const sid = hex32();
-  const eventId = randomUUID();
-  await store.db.insertInto('sessions').values({
-    id: randomUUID(), site_id: siteId, sid, visitor_id: null, user_ref: null, environment: 'production',
-    first_seen_at: now, last_seen_at: now, entry_page: '/', exit_page: '/', pages: '["/"]', page_count: 1,
-    event_count: 2, signal_count: 1, signal_counts: '{"rage_click":1}', device_type: 'desktop', browser: null,
-    os: null, viewport_bucket: null, app_version: null, referrer_host: null, converted: 0,
-  }).execute();
-  await store.db.insertInto('events').values([
-    {
-      id: eventId, site_id: siteId, sid, visitor_id: null, type: 'signal', page: '/', occurred_at: now, client_ts: now,
-      received_at: now, dedupe_key: `k-${hex32()}`, name: null, signal_type: 'rage_click', element: 'button.pay',
-      label: null, props: null, referrer_page: null, environment: 'production',
-    },
-    {
-      id: randomUUID(), site_id: siteId, sid, visitor_id: null, type: 'pageview', page: '/', occurred_at: now, client_ts: now,
-      received_at: now, dedupe_key: `k-${hex32()}`, name: null, signal_type: null, element: null,
-      label: null, props: null, referrer_page: null, environment: 'production',
-    },
-  ]).execute();
-  await store.db.insertInto('signals').values({
-    id: randomUUID(), site_id: siteId, event_id: eventId, sid, visitor_id: null, signal_type: 'rage_click', page: '/',
-    element: 'button.pay', label: null, confidence: 0.9, occurred_at: now, rx: 0.5, ry: 0.5, vx: 0.3, vy: 0.4,
-    environment: 'production',
-  }).execute();
-  await store.db.insertInto('annotations').values({
-    id: randomUUID(), site_id: siteId, page: null, message: 'release', author: null, created_at: now,
-  }).execute();
-}
-
-const PURGED_TABLES = ['sessions', 'events', 'signals', 'annotations', 'api_keys'] as const;
-
-async function countRows(store: Store, siteId: string) {
-  const out: Record<string, number> = {};
-  for (const table of PURGED_TABLES) {
-    const row = await store.db.selectFrom(table).select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('site_id', '=', siteId).executeTakeFirstOrThrow();
-    out[table] = Number(row.n);
-  }
-  return out;
 }
 
 eachDialect('sites', ({ name, skip }) => {
@@ -285,41 +240,43 @@ eachDialect('sites', ({ name, skip }) => {
     expect(await auditRows(h.store, other.org_id)).toHaveLength(0);
   });
 
-  it.skipIf(skip)('purgeDeletedSites removes the deleted site\'s rows and keeps every other site\'s', async () => {
+  it.skipIf(skip)('purgeDeletedSites removes the deleted site\'s rows from every table that holds them and keeps every other site\'s', async () => {
     const { org, jwt } = await setup();
     const keep = (await createSite(jwt, { name: 'Keep', url: 'https://keep.example' })).json().data;
     const now = h.clock.now();
-    await insertSiteData(h.store, org.site_id, now);
-    await insertSiteData(h.store, org.site_id, now);
-    await insertSiteData(h.store, keep.id, now);
-    const keepKey = await h.app.inject({ method: 'POST', url: '/v1/manage/keys', headers: bearer(jwt), payload: { key_type: 'publishable', site_id: keep.id } });
-    expect(keepKey.statusCode).toBe(201);
+    await seedSiteRows(h.store, org.org_id, org.site_id, now);
+    await seedSiteRows(h.store, org.org_id, org.site_id, now);
+    await seedSiteRows(h.store, org.org_id, keep.id, now);
 
-    const doomedBefore = await countRows(h.store, org.site_id);
-    expect(doomedBefore).toEqual({ sessions: 2, events: 4, signals: 2, annotations: 2, api_keys: 3 });
-    const keptBefore = await countRows(h.store, keep.id);
-    expect(keptBefore).toEqual({ sessions: 1, events: 2, signals: 1, annotations: 1, api_keys: 1 });
+    // Every site table holds rows of both sites before (else its check below proves nothing).
+    const doomedBefore = await siteRowCounts(h.store, org.site_id);
+    const keptBefore = await siteRowCounts(h.store, keep.id);
+    const empty = (counts: Record<string, number>) => Object.keys(counts).filter((table) => counts[table] === 0);
+    expect(empty(doomedBefore)).toEqual([]);
+    expect(empty(keptBefore)).toEqual([]);
+    expect(Object.keys(doomedBefore).length).toBeGreaterThanOrEqual(26);
 
     const del = await h.app.inject({ method: 'DELETE', url: `/v1/manage/site/${org.site_id}`, headers: bearer(jwt) });
     expect(del.statusCode).toBe(200);
     await purgeDeletedSites(h.store);
 
-    expect(await countRows(h.store, org.site_id)).toEqual({ sessions: 0, events: 0, signals: 0, annotations: 0, api_keys: 0 });
-    expect(await countRows(h.store, keep.id)).toEqual(keptBefore);
+    expect(await siteRowCounts(h.store, org.site_id)).toEqual(Object.fromEntries(Object.keys(doomedBefore).map((table) => [table, 0])));
+    expect(await siteRowCounts(h.store, keep.id)).toEqual(keptBefore);
     // The site row itself stays (hidden), so its id is never reused and the audit trail resolves.
     const site = await h.store.db.selectFrom('sites').select('deleted_at').where('id', '=', org.site_id).executeTakeFirstOrThrow();
     expect(site.deleted_at).toBe(now);
     // Purging again is harmless.
     await purgeDeletedSites(h.store);
-    expect(await countRows(h.store, keep.id)).toEqual(keptBefore);
+    expect(await siteRowCounts(h.store, keep.id)).toEqual(keptBefore);
   });
 
   it.skipIf(skip)('purging works in batches smaller than the data', async () => {
     const { org, jwt } = await setup();
-    for (let i = 0; i < 3; i++) await insertSiteData(h.store, org.site_id, h.clock.now());
+    for (let i = 0; i < 3; i++) await seedSiteRows(h.store, org.org_id, org.site_id, h.clock.now());
     expect((await h.app.inject({ method: 'DELETE', url: `/v1/manage/site/${org.site_id}`, headers: bearer(jwt) })).statusCode).toBe(200);
     await purgeDeletedSites(h.store, 2);
-    expect(await countRows(h.store, org.site_id)).toEqual({ sessions: 0, events: 0, signals: 0, annotations: 0, api_keys: 0 });
+    const left = await siteRowCounts(h.store, org.site_id);
+    expect(Object.entries(left).filter(([, n]) => n > 0)).toEqual([]);
   });
 });
 
