@@ -104,6 +104,11 @@ export class Receiver {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+  /** Listens again on the port it had before `close`: a receiver back from an outage. */
+  async reopen() {
+    await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
+    return this;
+  }
 }
 
 // ---------------------------------------------------------------- SMTP server
