@@ -104,6 +104,11 @@ export class Receiver {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+  /** Listens again on the port it had before `close`: a receiver back from an outage. */
+  async reopen() {
+    await new Promise<void>((resolve) => this.server.listen(this.port, '127.0.0.1', resolve));
+    return this;
+  }
 }
 
 // ---------------------------------------------------------------- SMTP server
@@ -115,9 +120,18 @@ export class MailServer {
   private server: SMTPServer;
   port = 0;
 
-  constructor() {
+  /** With `login`, the server demands it (AUTH over plain text, as a local relay may). */
+  constructor(login?: { user: string; password: string }) {
     this.server = new SMTPServer({
-      authOptional: true, disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
+      logger: false,
+      ...(login
+        ? {
+          authOptional: false, allowInsecureAuth: true, disabledCommands: ['STARTTLS'],
+          onAuth: (auth, _session, callback) => (auth.username === login.user && auth.password === login.password
+            ? callback(null, { user: auth.username })
+            : callback(new Error('Invalid username or password'))),
+        }
+        : { authOptional: true, disabledCommands: ['STARTTLS', 'AUTH'] }),
       onData: (stream, session, callback) => {
         let raw = '';
         stream.setEncoding('utf8');
