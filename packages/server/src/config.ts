@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import { parseDatabaseUrl } from './store/db.ts';
+import { parseDatabaseUrl, type SqliteSynchronous } from './store/db.ts';
 
 export interface RateLimits { query: number; manage: number; ingest: number; guide: number }
 
@@ -23,6 +23,12 @@ export interface Config {
   retentionDays: number;
   /** Reader threads of the SQLite read pool (0: reads run on the main connection). */
   sqliteReaders: number;
+  /**
+   * SQLite's synchronous setting for every connection that writes: 'normal' (WAL stays
+   * consistent through a power loss but may lose the last commits) or 'full' (fsync on every
+   * commit: nothing acknowledged is lost, at a cost in write throughput).
+   */
+  sqliteSynchronous: SqliteSynchronous;
   pipelineIntervalMs: number;
   /** Where links in notifications point, and the base URLs of outside services (tests point them at local receivers). */
   publicUrl: string;
@@ -56,6 +62,13 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
   if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(`${name} must be 0 or 1, got "${raw}"`);
+}
+
+function sqliteSynchronous(env: NodeJS.ProcessEnv): SqliteSynchronous {
+  const raw = (env.MALLARD_SQLITE_SYNCHRONOUS ?? '').trim().toLowerCase();
+  if (raw === '') return 'normal';
+  if (raw === 'normal' || raw === 'full') return raw;
+  throw new ConfigError(`MALLARD_SQLITE_SYNCHRONOUS must be normal or full, got "${env.MALLARD_SQLITE_SYNCHRONOUS}"`);
 }
 
 function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string[] {
@@ -146,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateTargets: flag(env, 'MALLARD_ALLOW_PRIVATE_TARGETS', false),
     retentionDays: int(env, 'MALLARD_RETENTION_DAYS', 90, 1, 3650),
     sqliteReaders: int(env, 'MALLARD_SQLITE_READERS', 2, 0, 16),
+    sqliteSynchronous: sqliteSynchronous(env),
     pipelineIntervalMs: int(env, 'MALLARD_PIPELINE_INTERVAL_MIN', 15, 1, 1440) * 60_000,
     publicUrl: (url(env, 'MALLARD_PUBLIC_URL', any) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, ''),
     providers: {

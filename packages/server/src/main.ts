@@ -66,7 +66,7 @@ program.command('worker')
   .description('Run the pipeline scheduler, alert and webhook delivery, and housekeeping without HTTP (migrates the store first).')
   .action(async () => {
     const config = loadConfig();
-    const store = openStore(config.databaseUrl);
+    const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
     await migrateToLatest(store.db);
     const log = pino({ level: config.logLevel });
     const worker = startWorker(store, systemClock, config, log);
@@ -102,7 +102,7 @@ program.command('pipeline')
     } else {
       times = [opts.at ? parseTime(opts.at, '--at') : systemClock.now()];
     }
-    const store = openStore(config.databaseUrl);
+    const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
     try {
       await migrateToLatest(store.db);
       const sites = opts.site ? [opts.site] : await activeSiteIds(store.db);
@@ -235,7 +235,7 @@ program.command('migrate')
   .description('Apply pending schema migrations to DATABASE_URL (safe to run again).')
   .action(async () => {
     const config = loadConfig();
-    const store = openStore(config.databaseUrl);
+    const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
     try {
       const applied = await migrateToLatest(store.db);
       console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'Already up to date');
@@ -258,7 +258,7 @@ program.command('bootstrap')
       throw new UsageError(`--password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`);
     }
     const config = loadConfig();
-    const store = openStore(config.databaseUrl);
+    const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
     try {
       await migrateToLatest(store.db);
       const { bootstrapOrg } = await import('./features/orgs/bootstrap.ts');

@@ -25,7 +25,7 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, clock: Clock = systemClock, options: StartOptions = {}): Promise<RunningServer> {
-  const store = openStore(config.databaseUrl, { sqliteReaders: config.sqliteReaders });
+  const store = openStore(config.databaseUrl, { sqliteReaders: config.sqliteReaders, sqliteSynchronous: config.sqliteSynchronous });
   await migrateToLatest(store.db);
   try {
     await options.beforeListen?.(store);

@@ -96,7 +96,7 @@ export async function runSimulate(opts: SimulateCliOptions, config: () => Config
   }
 
   const cfg = config();
-  const store = openStore(cfg.databaseUrl);
+  const store = openStore(cfg.databaseUrl, { sqliteSynchronous: cfg.sqliteSynchronous });
   const bars = progressBars();
   let keyId: string | null = null;
   try {

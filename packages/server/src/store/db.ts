@@ -41,16 +41,32 @@ export function parseDatabaseUrl(url: string): { dialect: Dialect; target: strin
   throw new Error('DATABASE_URL must start with sqlite: or postgres://');
 }
 
+/**
+ * SQLite's synchronous pragma. In WAL mode 'normal' fsyncs only at checkpoints: a power loss
+ * (not a process crash) may undo the last commits but never corrupts the file. 'full' fsyncs
+ * the WAL on every commit.
+ */
+export type SqliteSynchronous = 'normal' | 'full';
+
+export interface StoreOptions {
+  /** PostgreSQL connections in the pool. */
+  poolSize?: number;
+  sqliteReaders?: number;
+  /** Default 'normal'. */
+  sqliteSynchronous?: SqliteSynchronous;
+}
+
 /** Reader threads of the SQLite read pool: the machine this runs on has few cores. */
 export const DEFAULT_SQLITE_READERS = 2;
 
-export function openStore(url: string, options: { poolSize?: number; sqliteReaders?: number } = {}): Store {
+export function openStore(url: string, options: StoreOptions = {}): Store {
   const { dialect, target } = parseDatabaseUrl(url);
   if (dialect === 'sqlite') {
     if (target !== ':memory:') mkdirSync(dirname(target), { recursive: true });
     const file = new SQLite(target);
+    const synchronous = options.sqliteSynchronous === 'full' ? 'FULL' : 'NORMAL';
     // exec, not pragma(): pragma() prepares a statement that is then left to the collector (below).
-    file.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;');
+    file.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON;`);
     const cached = withStatementCache(file);
     const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cached.database }) });
     const readers = options.sqliteReaders ?? DEFAULT_SQLITE_READERS;

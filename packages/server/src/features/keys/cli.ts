@@ -30,8 +30,8 @@ export async function runKeysCreate(
   if (opts.name !== undefined && (opts.name.trim() === '' || opts.name.length > 200)) throw fail('--name must be 1 to 200 characters');
   const type = opts.type as KeyType;
   const scopes = opts.scopes === undefined ? undefined : parseScopes(opts.scopes, fail);
-  const { databaseUrl, secret } = config();
-  const store = openStore(databaseUrl);
+  const { databaseUrl, secret, sqliteSynchronous } = config();
+  const store = openStore(databaseUrl, { sqliteSynchronous });
   try {
     await migrateToLatest(store.db);
     let created;
@@ -65,7 +65,8 @@ export async function runKeysList(
 ) {
   if (opts.site !== undefined && !UUID_PATTERN.test(opts.site)) throw fail(`--site must be a site id (a UUID), got "${opts.site}"`);
   if (opts.org !== undefined && !UUID_PATTERN.test(opts.org)) throw fail(`--org must be an org id (a UUID), got "${opts.org}"`);
-  const store = openStore(config().databaseUrl);
+  const { databaseUrl, sqliteSynchronous } = config();
+  const store = openStore(databaseUrl, { sqliteSynchronous });
   try {
     await migrateToLatest(store.db);
     const keys = await listActiveKeys({ db: store.db }, { siteId: opts.site?.toLowerCase(), orgId: opts.org?.toLowerCase() });
@@ -92,7 +93,8 @@ export async function runKeysRevoke(
   id: string, config: () => Config, clock: Clock, fail: (message: string) => Error, print: (line: string) => void = console.log,
 ) {
   if (!UUID_PATTERN.test(id)) throw fail(`the key id must be a UUID, got "${id}"`);
-  const store = openStore(config().databaseUrl);
+  const { databaseUrl, sqliteSynchronous } = config();
+  const store = openStore(databaseUrl, { sqliteSynchronous });
   try {
     await migrateToLatest(store.db);
     try {

@@ -27,8 +27,8 @@ export async function runPrivacy(
   out: Writable = process.stdout,
 ) {
   const subject = subjectOf(opts, fail);
-  const { databaseUrl, secret } = config();
-  const store = openStore(databaseUrl);
+  const { databaseUrl, secret, sqliteSynchronous } = config();
+  const store = openStore(databaseUrl, { sqliteSynchronous });
   try {
     await migrateToLatest(store.db);
     const site = await store.db.selectFrom('sites').select(['id', 'org_id']).where('id', '=', subject.siteId).where('deleted_at', 'is', null).executeTakeFirst();
