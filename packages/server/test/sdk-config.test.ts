@@ -2,8 +2,8 @@
 // It answers the key's own site, the environment's config over production's, and only the
 // browser-safe part: revenue values, weights and verification settings never leave through it
 // (docs/issues.md, "SDK config"). Both dialects.
-import { expect, it } from 'vitest';
-import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { bearer, createHarness, eachDialect, useHarness } from './helpers/harness.ts';
 
 eachDialect('public SDK config', ({ name, skip }) => {
   const h = useHarness(name, { raisedLimits: true, newMinuteEachTest: true });
@@ -104,5 +104,36 @@ eachDialect('public SDK config', ({ name, skip }) => {
     const revoke = await h.app.inject({ method: 'DELETE', url: `/v1/manage/keys/${revocable.id}`, headers: bearer(org.jwt) });
     expect(revoke.statusCode, revoke.body).toBe(200);
     await expectError(`?key=${revocable.key}`, 401, 'invalid_key');
+    // A site's own secret key, even with ingest:write, never belongs in a URL.
+    await expectError(`?key=${org.keys.secret}`, 403, 'missing_scope');
+  });
+
+  it.skipIf(skip)('guessing keys here counts towards the per-address lockout', async () => {
+    const org = await h.org('Guesses');
+    const from = (key: string) => h.app.inject({ method: 'GET', url: `/v1/sdk-config?key=${key}`, remoteAddress: '203.0.113.77' });
+    const answers: number[] = [];
+    for (let i = 0; i < 40; i++) answers.push((await from(`svc_pub_guess${i}`)).statusCode);
+    expect(answers.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(answers.at(-1)).toBe(429);
+    // Locked out, even with the right key, until the window passes; another address is not.
+    expect((await from(org.keys.publishable)).statusCode).toBe(429);
+    expect((await h.app.inject({ method: 'GET', url: `/v1/sdk-config?key=${org.keys.publishable}`, remoteAddress: '203.0.113.78' })).statusCode).toBe(200);
+  });
+});
+
+describe('the request log', () => {
+  it('masks a key in the query string', async () => {
+    const h = await createHarness('sqlite', { captureLogs: true });
+    try {
+      const org = await h.org('Logged');
+      await h.app.inject({ method: 'GET', url: `/v1/sdk-config?env=production&key=${org.keys.publishable}` });
+      await h.app.inject({ method: 'GET', url: `/v1/sdk-config?key=${org.keys.secret}` });
+      const lines = h.logs.join('');
+      expect(lines).toContain('/v1/sdk-config?env=production&key=[redacted]');
+      expect(lines).not.toContain(org.keys.publishable);
+      expect(lines).not.toContain(org.keys.secret);
+    } finally {
+      await h.close();
+    }
   });
 });
