@@ -30,6 +30,7 @@ import { IngestWriter } from './ingest/store-batch.ts';
 import { systemResolver, targetPolicy } from './delivery/targets.ts';
 
 export type { App, AppDeps };
+export { loggerOptions } from './http/logging.ts';
 
 export const BODY_LIMIT = 64 * 1024;
 /** A client that has not sent its whole request by then gets 408 (slow-client protection). */

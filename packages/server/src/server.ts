@@ -1,8 +1,7 @@
 // Starts the service from config: store, migrations, rate limiter, HTTP server, and a
 // graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
 import { Redis } from 'ioredis';
-import { buildApp, type App } from './app.ts';
-import { loggerOptions } from './http/logging.ts';
+import { buildApp, loggerOptions, type App } from './app.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './store/rate-limit.ts';

@@ -80,6 +80,10 @@ eachDialect('integrations and tickets', ({ name, skip }) => {
       [{ provider: 'linear', config: { api_key: 'k' } }, 'config.team_id'],
       [{ provider: 'github', config: { token: 't', repo: 'not a repo' } }, 'config.repo'],
       [{ provider: 'github', config: { token: 't', repo: 'owner/name/extra' } }, 'config.repo'],
+      // Dot segments would steer the ticket request to another path of the GitHub API.
+      [{ provider: 'github', config: { token: 't', repo: '../..' } }, 'config.repo'],
+      [{ provider: 'github', config: { token: 't', repo: 'acme/..' } }, 'config.repo'],
+      [{ provider: 'github', config: { token: 't', repo: './x' } }, 'config.repo'],
       [{ provider: 'github', config: { repo: 'a/b' } }, 'config.token'],
       [{ provider: 'slack', config: {} }, 'config'],
       [{ provider: 'slack', config: { bot_token: 'x' } }, 'config'],

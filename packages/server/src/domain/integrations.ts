@@ -18,7 +18,7 @@ export const PROVIDER_CONFIGS = {
   ]),
   pagerduty: Type.Object({ routing_key: Secret }, { additionalProperties: false }),
   linear: Type.Object({ api_key: Secret, team_id: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false }),
-  github: Type.Object({ token: Secret, repo: Type.String({ pattern: '^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$', maxLength: 200 }) }, { additionalProperties: false }),
+  github: Type.Object({ token: Secret, repo: Type.String({ pattern: '^(?!\\.\\.?/)[A-Za-z0-9_.-]+/(?!\\.\\.?$)[A-Za-z0-9_.-]+$', maxLength: 200, description: 'owner/name; neither part . or .. (it becomes a path on the GitHub API)' }) }, { additionalProperties: false }),
 };
 export type ProviderConfig<P extends Provider> = Static<(typeof PROVIDER_CONFIGS)[P]>;
 
