@@ -162,9 +162,9 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('several processes on one
     }
   }, 60_000);
 
-  it('two workers started together score a cycle once and fire its alert once, with one notification per channel', async () => {
-    // A cycle time far enough from the next one that both workers' first round is this cycle.
-    if (cycleTimeAt(Date.now(), INTERVAL) + INTERVAL - Date.now() < 30_000) await new Promise((r) => setTimeout(r, 31_000));
+  it('two workers started together score a cycle once and fire its alert once, with one notification per channel; a third run of it adds nothing', async () => {
+    // A cycle time far enough from the next one that every worker's first round is this cycle.
+    if (cycleTimeAt(Date.now(), INTERVAL) + INTERVAL - Date.now() < 45_000) await new Promise((r) => setTimeout(r, 46_000));
     h.clock.set(Date.now());
     const cycleAt = cycleTimeAt(Date.now(), INTERVAL);
     const sites: { org: Org; path: string; ruleId: string }[] = [];
@@ -183,7 +183,7 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('several processes on one
 
     // The race made certain: while the test holds score_history locked, a worker that claims a
     // site stops at its first write there, still holding the claim. Both workers are let go once
-    // each holds a claim; by then one of them has found the first site held by the other.
+    // both wait at the lock; by then one of them has found the first site held by the other.
     let release!: () => void;
     const released = new Promise<void>((done) => { release = done; });
     let locked!: () => void;
@@ -197,8 +197,9 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('several processes on one
     let workers: Mallard[];
     try {
       workers = await Promise.all([worker('worker-1'), worker('worker-2')]);
-      await eventually(async () => new Set((await h.store.db.selectFrom('pipeline_claims').select('holder').execute()).map((c) => c.holder)).size === 2,
-        'each worker to hold a site\'s claim', 1200);
+      // Both workers are stopped at the lock (pg_locks: this schema's score_history, not granted).
+      await eventually(async () => Number((await sql<{ n: number }>`select count(*)::int as n from pg_locks where relation = 'score_history'::regclass and not granted`.execute(h.store.db)).rows[0].n) === 2,
+        'both workers to wait at the lock', 1200);
     } finally {
       release();
       await lock;
@@ -216,6 +217,13 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('several processes on one
       }
       return true;
     }, 'every notification to be sent', 1200);
+
+    // A worker started now (a restart) runs the same cycle again, after both: it must add nothing.
+    const late = await worker('worker-3');
+    await eventually(() => sites.every(({ org }) => logged(late, 'cycle done').some((l) => l.siteId === org.site_id && l.cycleAt === cycleIso)),
+      'the late worker to run the cycle again', 1200);
+    await eventually(async () => (await h.store.db.selectFrom('outbox').select('status').where('site_id', 'in', sites.map((x) => x.org.site_id)).where('status', '!=', 'done').execute()).length === 0,
+      'anything queued to be sent', 1200);
 
     const skipped = workers.flatMap((w) => logged(w, 'cycle skipped: another process holds the site').filter((l) => l.cycleAt === cycleIso));
     expect(skipped.length, 'cycles a worker found held by the other').toBeGreaterThanOrEqual(1);
