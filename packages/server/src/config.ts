@@ -30,6 +30,12 @@ export interface Config {
    */
   sqliteSynchronous: SqliteSynchronous;
   pipelineIntervalMs: number;
+  /**
+   * How long a delivery worker's claim on a due job lasts: a worker that dies mid-send delays
+   * that job by this much, and then another worker sends it. Longer than the longest send's
+   * timeout (email's 30 s), so a slow send is never claimed a second time while it runs.
+   */
+  deliveryLeaseMs: number;
   /** Where links in notifications point, and the base URLs of outside services (tests point them at local receivers). */
   publicUrl: string;
   providers: { slackApi: string; pagerdutyEvents: string; linearApi: string; githubApi: string };
@@ -161,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sqliteReaders: int(env, 'MALLARD_SQLITE_READERS', 2, 0, 16),
     sqliteSynchronous: sqliteSynchronous(env),
     pipelineIntervalMs: int(env, 'MALLARD_PIPELINE_INTERVAL_MIN', 15, 1, 1440) * 60_000,
+    deliveryLeaseMs: int(env, 'MALLARD_DELIVERY_LEASE_SEC', 60, 35, 3600) * 1000,
     publicUrl: (url(env, 'MALLARD_PUBLIC_URL', any) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/$/, ''),
     providers: {
       slackApi: (url(env, 'SLACK_API_URL', nodeEnv === 'production' ? https : any) ?? 'https://slack.com/api').replace(/\/$/, ''),

@@ -7,35 +7,35 @@ import type { Dialect } from '../store/db.ts';
 import type { Database, OutboxTable, WebhookDeliveriesTable } from '../store/tables.ts';
 import type { Attempt, JobMap } from './handlers.ts';
 
-const LEASE_MS = 60_000;
 const BATCH = 20;
 
 /** A row read back: the job it holds, or why it holds none. */
 export type Claimed = { [K in JobKind]: { kind: K; job: JobMap[K] } }[JobKind] | { error: string };
 
 export interface Queue<R extends { id: string; site_id: string | null; attempts: number }> {
-  /** Due rows, each claimed with a lease (pushing its next attempt time forward; SKIP LOCKED
-   * on PostgreSQL), so two workers never run the same row at once and a crash only delays it. */
-  claim(db: Kysely<Database>, dialect: Dialect, now: number, kinds?: readonly JobKind[]): Promise<R[]>;
+  /** Due rows, each claimed with a lease of `leaseMs` (pushing its next attempt time forward;
+   * SKIP LOCKED on PostgreSQL), so two workers never run the same row at once and a crash only
+   * delays it. */
+  claim(db: Kysely<Database>, dialect: Dialect, now: number, leaseMs: number, kinds?: readonly JobKind[]): Promise<R[]>;
   read(row: R): Claimed;
   save(trx: Transaction<Database>, row: R, attempt: Attempt): Promise<R>;
   /** Rows claimed together run at once, or one after another. */
   concurrent: boolean;
 }
 
-async function claim(db: Kysely<Database>, dialect: Dialect, table: 'outbox' | 'webhook_deliveries', now: number, kinds?: readonly string[]) {
+async function claim(db: Kysely<Database>, dialect: Dialect, table: 'outbox' | 'webhook_deliveries', now: number, leaseMs: number, kinds?: readonly string[]) {
   // Both tables share id, status and next_attempt_at; the name comes from the union above.
   const d = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   let due = d.selectFrom(table).select('id').where('status', '=', 'pending').where('next_attempt_at', '<=', now);
   if (kinds) due = due.where('kind', 'in', kinds);
   due = due.orderBy('next_attempt_at').limit(BATCH);
   if (dialect === 'postgres') due = due.forUpdate().skipLocked();
-  return d.updateTable(table).set({ next_attempt_at: now + LEASE_MS }).where('id', 'in', due).returningAll().execute();
+  return d.updateTable(table).set({ next_attempt_at: now + leaseMs }).where('id', 'in', due).returningAll().execute();
 }
 
 export const outbox: Queue<OutboxTable> = {
   // Only the kinds this worker knows: a newer one waits for a worker that does.
-  claim: async (db, dialect, now, kinds = OUTBOX_KINDS) => (await claim(db, dialect, 'outbox', now, kinds)) as unknown as OutboxTable[],
+  claim: async (db, dialect, now, leaseMs, kinds = OUTBOX_KINDS) => (await claim(db, dialect, 'outbox', now, leaseMs, kinds)) as unknown as OutboxTable[],
   read(row) {
     if (!isJobKind(row.kind) || JOBS[row.kind].queue !== 'outbox') return { error: `unknown job kind ${row.kind}` };
     if (row.site_id === null) return { error: 'invalid job: no site' };
@@ -56,7 +56,7 @@ export const outbox: Queue<OutboxTable> = {
 };
 
 export const webhookDeliveries: Queue<WebhookDeliveriesTable> = {
-  claim: async (db, dialect, now) => (await claim(db, dialect, 'webhook_deliveries', now)) as unknown as WebhookDeliveriesTable[],
+  claim: async (db, dialect, now, leaseMs) => (await claim(db, dialect, 'webhook_deliveries', now, leaseMs)) as unknown as WebhookDeliveriesTable[],
   read(row) {
     const read = readPayload('webhook.delivery', row.payload);
     if (!read.ok) return { error: read.error };

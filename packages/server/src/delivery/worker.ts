@@ -57,7 +57,7 @@ async function recordAttempt<R extends Row>(deps: DeliveryDeps, queue: Queue<R>,
 
 /** Claims a queue's due rows (of these kinds) and runs them; returns the kinds run. */
 async function runDue<R extends Row>(deps: DeliveryDeps, queue: Queue<R>, kinds?: readonly JobKind[]): Promise<string[]> {
-  const rows = await queue.claim(deps.store.db, deps.store.dialect, deps.clock.now(), kinds);
+  const rows = await queue.claim(deps.store.db, deps.store.dialect, deps.clock.now(), deps.config.deliveryLeaseMs, kinds);
   const claimed = rows.map((row) => ({ row, claimed: queue.read(row) }));
   const run = ({ row, claimed: c }: (typeof claimed)[number]) => runJob(deps, queue, row, c);
   if (queue.concurrent) await Promise.all(claimed.map(run));

@@ -15,7 +15,9 @@ export function startScheduler(store: Store, clock: Clock, intervalMs: number, l
     if (due <= lastCycle) return;
     for (const siteId of await activeSiteIds(store.db)) {
       const result = await runCycle(store.db, siteId, due, { intervalMs, clock });
-      if (result.status === 'done') log.debug({ siteId, cycleAt: new Date(due).toISOString(), ...result.scores }, 'cycle done');
+      const cycleAt = new Date(due).toISOString();
+      if (result.status === 'done') log.debug({ siteId, cycleAt, ...result.scores }, 'cycle done');
+      else log.debug({ siteId, cycleAt }, 'cycle skipped: another process holds the site');
     }
     // Only a round that finished moves on; a failed one is tried again at the next tick.
     lastCycle = due;
