@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { postJson } from '../src/delivery/http-post.ts';
 import { runDeliveryOnce, startDeliveryWorker } from '../src/delivery/worker.ts';
+import { outbox } from '../src/delivery/queues.ts';
 import { MAX_ATTEMPTS, RETRY_SCHEDULE_MS, SEND_TIMEOUT_MS } from '../src/events/jobs.ts';
 import { bearer, eachDialect, useHarness, type Org } from './helpers/harness.ts';
 import { deliveryOptions, deliverySuiteHooks, installLoopbackGuard, eventually, Receiver, type Received } from './helpers/delivery-kit.ts';
@@ -341,5 +342,23 @@ eachDialect('webhook delivery', ({ name, skip }) => {
     await runDeliveryOnce(h.deliveryDeps());
     expect(receiver.to('/gone2')).toHaveLength(0);
     expect((await deliveriesOf(w2.id))[0]).toMatchObject({ status: 'failed', attempts: 1, last_error: 'webhook deleted' });
+  });
+  it.skipIf(skip)('a row waiting behind slow ones renews its lease before it runs, and one another worker claimed meanwhile is left to it', async () => {
+    const org = await h.org();
+    await deploy(org, 'v9.0.0');
+    await deploy(org, 'v9.0.1');
+    const lease = h.config.deliveryLeaseMs;
+    const t0 = h.clock.now();
+    const mine = (await outbox.claim(h.store.db, h.store.dialect, t0, lease, ['event'])).filter((r) => r.site_id === org.site_id);
+    expect(mine).toHaveLength(2);
+    // Still within the lease, nobody else has it: renewing pushes it a lease past now.
+    const renewed = await outbox.renew(h.store.db, mine[0], t0 + 1000, lease);
+    expect(renewed?.next_attempt_at).toBe(t0 + 1000 + lease);
+    // The second row waited past its lease and another worker claimed it: ours is gone.
+    const later = t0 + lease + 1;
+    const theirs = (await outbox.claim(h.store.db, h.store.dialect, later, lease, ['event'])).filter((r) => r.site_id === org.site_id);
+    expect(theirs.map((r) => r.id)).toEqual([mine[1].id]);
+    expect(await outbox.renew(h.store.db, mine[1], later + 5, lease)).toBeNull();
+    expect(await outbox.renew(h.store.db, theirs[0], later + 5, lease)).not.toBeNull();
   });
 });

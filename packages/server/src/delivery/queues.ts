@@ -17,6 +17,9 @@ export interface Queue<R extends { id: string; site_id: string | null; attempts:
    * SKIP LOCKED on PostgreSQL), so two workers never run the same row at once and a crash only
    * delays it. */
   claim(db: Kysely<Database>, dialect: Dialect, now: number, leaseMs: number, kinds?: readonly JobKind[]): Promise<R[]>;
+  /** A fresh lease on a row this worker claimed, or null when its lease ran out and another
+   * worker has claimed it since (the row's next attempt time is no longer the one we set). */
+  renew(db: Kysely<Database>, row: R, now: number, leaseMs: number): Promise<R | null>;
   read(row: R): Claimed;
   save(trx: Transaction<Database>, row: R, attempt: Attempt): Promise<R>;
   /** Rows claimed together run at once, or one after another. */
@@ -33,9 +36,19 @@ async function claim(db: Kysely<Database>, dialect: Dialect, table: 'outbox' | '
   return d.updateTable(table).set({ next_attempt_at: now + leaseMs }).where('id', 'in', due).returningAll().execute();
 }
 
+async function renew<R extends { id: string; next_attempt_at: number | null }>(db: Kysely<Database>, table: 'outbox' | 'webhook_deliveries', row: R, now: number, leaseMs: number): Promise<R | null> {
+  const d = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  const next = now + leaseMs;
+  const renewed = await d.updateTable(table).set({ next_attempt_at: next })
+    .where('id', '=', row.id).where('status', '=', 'pending').where('next_attempt_at', '=', row.next_attempt_at)
+    .executeTakeFirst();
+  return Number(renewed.numUpdatedRows) === 1 ? { ...row, next_attempt_at: next } : null;
+}
+
 export const outbox: Queue<OutboxTable> = {
   // Only the kinds this worker knows: a newer one waits for a worker that does.
   claim: async (db, dialect, now, leaseMs, kinds = OUTBOX_KINDS) => (await claim(db, dialect, 'outbox', now, leaseMs, kinds)) as unknown as OutboxTable[],
+  renew: (db, row, now, leaseMs) => renew(db, 'outbox', row, now, leaseMs),
   read(row) {
     if (!isJobKind(row.kind) || JOBS[row.kind].queue !== 'outbox') return { error: `unknown job kind ${row.kind}` };
     if (row.site_id === null) return { error: 'invalid job: no site' };
@@ -57,6 +70,7 @@ export const outbox: Queue<OutboxTable> = {
 
 export const webhookDeliveries: Queue<WebhookDeliveriesTable> = {
   claim: async (db, dialect, now, leaseMs) => (await claim(db, dialect, 'webhook_deliveries', now, leaseMs)) as unknown as WebhookDeliveriesTable[],
+  renew: (db, row, now, leaseMs) => renew(db, 'webhook_deliveries', row, now, leaseMs),
   read(row) {
     const read = readPayload('webhook.delivery', row.payload);
     if (!read.ok) return { error: read.error };

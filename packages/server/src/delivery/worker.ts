@@ -60,9 +60,20 @@ async function runDue<R extends Row>(deps: DeliveryDeps, queue: Queue<R>, kinds?
   const rows = await queue.claim(deps.store.db, deps.store.dialect, deps.clock.now(), deps.config.deliveryLeaseMs, kinds);
   const claimed = rows.map((row) => ({ row, claimed: queue.read(row) }));
   const run = ({ row, claimed: c }: (typeof claimed)[number]) => runJob(deps, queue, row, c);
-  if (queue.concurrent) await Promise.all(claimed.map(run));
-  else for (const item of claimed) await run(item);
-  return claimed.map(({ claimed: c }) => ('error' in c ? 'invalid' : c.kind));
+  if (queue.concurrent) {
+    await Promise.all(claimed.map(run));
+    return claimed.map(({ claimed: c }) => ('error' in c ? 'invalid' : c.kind));
+  }
+  // One after another, a row may wait longer than its lease (20 slow emails): each renews its
+  // lease before it runs, and is left alone if another worker claimed it meanwhile.
+  const ran: string[] = [];
+  for (const item of claimed) {
+    const row = await queue.renew(deps.store.db, item.row, deps.clock.now(), deps.config.deliveryLeaseMs);
+    if (!row) continue;
+    await run({ row, claimed: item.claimed });
+    ran.push('error' in item.claimed ? 'invalid' : item.claimed.kind);
+  }
+  return ran;
 }
 
 /** Event rows only: each becomes one delivery per subscribed webhook. */
