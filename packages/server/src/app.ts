@@ -161,6 +161,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       }
     }
     if (access && request.auth) authorize(request.auth, access);
+    // PostgreSQL text cannot hold a NUL character: refuse one anywhere in the query string, the
+    // path or a JSON body as invalid input, rather than fail inside the store (ingest rejects
+    // such events one by one itself).
+    const nul = firstNul(request.query) ?? firstNul(request.params) ?? (access?.surface === 'ingest' ? undefined : firstNul(request.body));
+    if (nul !== undefined) throw new AppError('invalid_input', `${nul || 'body'}: must not contain a NUL character`, { field: nul || 'body', reason: 'contains a NUL character' });
   });
 
   registerIdempotency(app);
@@ -211,6 +216,25 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // The MCP endpoint: a face of its own beside the routes, over the same services.
   await app.register(mcpRoutes, { prefix: '/v1' });
   return app;
+}
+
+/** The path (`a.b[2]`, '' for the value itself) of the first string or key holding a NUL character. */
+function firstNul(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = firstNul(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const at = path ? `${path}.${key}` : key;
+      if (key.includes('\u0000')) return at;
+      const found = firstNul(item, at);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 /** The longest path parameter the router takes (ids are 36 characters, names at most 128). */
