@@ -108,6 +108,21 @@ eachDialect('public SDK config', ({ name, skip }) => {
     await expectError(`?key=${org.keys.secret}`, 403, 'missing_scope');
   });
 
+  it.skipIf(skip)('an environment name is 1 to 64 letters, digits, dots, dashes or underscores, as documented', async () => {
+    const org = await h.org('Env names');
+    const send = (environment: string) => h.app.inject({ method: 'PATCH', url: `/v1/manage/sdk-config/${environment}`, headers: bearer(org.keys.secret), payload: { sample_rate: 0.5 } });
+    expect((await send('e'.repeat(64))).statusCode).toBe(200);
+    expect((await send('eu-west_1.canary')).statusCode).toBe(200);
+    for (const bad of ['e'.repeat(65), 'bad%20env', 'caf%C3%A9']) {
+      const res = await send(bad);
+      expect(res.statusCode, bad).toBe(400);
+      expect(res.json().error, bad).toMatchObject({ code: 'invalid_input', details: { field: 'environment' } });
+    }
+    const doc = (await h.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    const param = doc.paths['/v1/manage/sdk-config/{environment}'].patch.parameters.find((p: { name: string }) => p.name === 'environment');
+    expect(param.schema).toMatchObject({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$' });
+  });
+
   it.skipIf(skip)('guessing keys here counts towards the per-address lockout', async () => {
     const org = await h.org('Guesses');
     const from = (key: string) => h.app.inject({ method: 'GET', url: `/v1/sdk-config?key=${key}`, remoteAddress: '203.0.113.77' });

@@ -10649,6 +10649,7 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description 1 to 64 letters, digits, dots, dashes or underscores */
                 environment: string;
             };
             cookie?: never;

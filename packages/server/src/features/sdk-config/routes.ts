@@ -31,7 +31,8 @@ export async function sdkConfigRoutes(app: App) {
     config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'admin' } },
     schema: {
       tags: ['sdk-config'], summary: 'Change settings of one environment (a key set to null is removed)',
-      params: Type.Object({ environment: Type.String({ maxLength: 128 }) }),
+      // As the service checks it (ENVIRONMENT_PATTERN), so the document says the real limit.
+      params: Type.Object({ environment: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$', description: '1 to 64 letters, digits, dots, dashes or underscores' }) }),
       querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
       body: SdkConfigPatch, response: { 200: Envelope(SdkConfigRecord) },
     },
