@@ -47,3 +47,10 @@ export const SeverityEnum = OneOf(SEVERITIES, "An issue's severity");
 export const IssueStatusEnum = OneOf(ISSUE_STATUSES);
 export const AlertSeverityEnum = OneOf(ALERT_SEVERITIES, "An alert's severity");
 export const AlertStatusEnum = OneOf(ALERT_STATUSES);
+
+/** A score's breakdown (DOMAIN.md section 3): one row per signal type, largest share first. */
+export const BreakdownRow = Type.Object({
+  signal: Type.String({ description: 'The signal type' }), count: Type.Integer(), weight: Type.Number(), weighted_score: Type.Number(),
+  percentage: Type.Integer({ description: 'Rounded share of the weighted total, 0-100' }),
+});
+export const Breakdown = Type.Array(BreakdownRow);

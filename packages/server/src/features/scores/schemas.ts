@@ -6,7 +6,7 @@ import { TRIGGER_TYPES } from '../../domain/alert-triggers.ts';
 import { AnnotationRecord } from '../../domain/records/annotation.ts';
 import { DeployRecord } from '../../domain/records/deploy.ts';
 import {
-  AlertSeverityEnum, AlertStatusEnum, DuckStateEnum, IsoTime, IssueStatusEnum, Nullable, NullableIsoTime, OneOf, SeverityEnum, SiteIdParam, TrendEnum, Uuid,
+  AlertSeverityEnum, AlertStatusEnum, Breakdown, DuckStateEnum, IsoTime, IssueStatusEnum, Nullable, NullableIsoTime, OneOf, SeverityEnum, SiteIdParam, TrendEnum, Uuid,
 } from '../../domain/schema-parts.ts';
 import { BUDGET_PERIODS, BUDGET_STATUSES } from '../../pipeline/budgets.ts';
 import { RAW_TABLES, rowSchema } from '../raw/tables.ts';
@@ -48,12 +48,6 @@ const Int = Type.Integer();
 const Num = Type.Number();
 const Text = Type.String();
 
-/** One signal type's share of a score (DOMAIN.md section 3), largest first. */
-const BreakdownRow = Type.Object({
-  signal: Type.String({ description: 'The signal type' }), count: Int, weight: Num, weighted_score: Num,
-  percentage: Type.Integer({ description: 'Rounded share of the weighted total, 0-100' }),
-});
-const Breakdown = Type.Array(BreakdownRow);
 
 // The rows below are the /query/raw columns of their tables (serializeRow writes them).
 const PageScoreRow = rowSchema(RAW_TABLES.page_scores, {
