@@ -7,6 +7,10 @@ export const OPEN_ISSUE_STATUSES = ['open', 'triaged', 'in_progress', 'regressed
 export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
+/** What an entry of an issue's activity records: its detection, a status change, an assignment, a severity set by hand, a note. */
+export const ISSUE_ACTIVITY_KINDS = ['created', 'status', 'assignment', 'severity', 'note'] as const;
+export type IssueActivityKind = (typeof ISSUE_ACTIVITY_KINDS)[number];
+
 export const ALERT_STATUSES = ['fired', 'acknowledged', 'investigating', 'resolved'] as const;
 /** Alerts not yet resolved: they hold their rule's cooldown and show as active. */
 export const ACTIVE_ALERT_STATUSES = ['fired', 'acknowledged', 'investigating'] as const;
