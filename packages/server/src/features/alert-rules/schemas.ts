@@ -41,7 +41,7 @@ const Channels = Type.Array(Type.Union(CHANNELS.map((c) => Type.Literal(c))), { 
 export const AlertRuleRecord = Type.Object({
   id: Uuid, site_id: Uuid, name: Type.String(), trigger_type: Type.String(), threshold: Type.Number(),
   cooldown_minutes: Type.Integer(), channels: Type.Array(Type.String()), page_pattern: Type.String(),
-  slack_channel: Nullable(Type.String()), config: Type.Record(Type.String(), Type.Unknown()), enabled: Type.Boolean(),
+  slack_channel: Nullable(Type.String()), config: Type.Record(Type.String(), Type.Unknown(), { description: 'The trigger\'s own settings; which fields depends on trigger_type' }), enabled: Type.Boolean(),
   created_at: IsoTime, updated_at: IsoTime,
 });
 export type AlertRuleRecord = Static<typeof AlertRuleRecord>;
