@@ -42,14 +42,14 @@ export const PagingQuery = {
 export const Deleted = Type.Object({ id: Type.String(), deleted: Type.Boolean() });
 
 export const TrendEnum = OneOf(TRENDS, 'Against the 7-day baseline: up (more confusion), down (less) or stable');
-export const DuckStateEnum = OneOf(DUCK_STATES, 'The duck by score band: calm (0-20), watching, alert, flustered, critical (81-100)');
+export const DuckStateEnum = OneOf(DUCK_STATES, 'The duck by score band: calm (0-20), watching (to 40), alert (to 60), flustered (to 80), critical (above 80)');
 export const SeverityEnum = OneOf(SEVERITIES, "An issue's severity");
 export const IssueStatusEnum = OneOf(ISSUE_STATUSES);
 export const AlertSeverityEnum = OneOf(ALERT_SEVERITIES, "An alert's severity");
 export const AlertStatusEnum = OneOf(ALERT_STATUSES);
 
 /** A score's breakdown (DOMAIN.md section 3): one row per signal type, largest share first. */
-export const BreakdownRow = Type.Object({
+const BreakdownRow = Type.Object({
   signal: Type.String({ description: 'The signal type' }), count: Type.Integer(), weight: Type.Number(), weighted_score: Type.Number(),
   percentage: Type.Integer({ description: 'Rounded share of the weighted total, 0-100' }),
 });
