@@ -5,6 +5,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../src/domain/errors.ts';
+import { ALERT_SEVERITIES, ALERT_STATUSES, DUCK_STATES, ISSUE_STATUSES, SEVERITIES, TRENDS } from '../src/domain/statuses.ts';
 import { bearer, useHarness, type Org } from './helpers/harness.ts';
 
 type Operation = {
@@ -166,6 +167,43 @@ describe('OpenAPI document', () => {
     for (const [code, status] of Object.entries(ERROR_STATUS)) {
       expect(doc.components.examples[code].value).toMatchObject({ data: null, error: { code, status } });
     }
+  });
+
+  it('gives closed vocabularies as enums from their constants, and says why a map is left open', () => {
+    const data = (path: string, method = 'get') => (doc.paths[path][method].responses['200'].content!['application/json'].schema as any).properties.data;
+    const scores = data('/v1/query/scores');
+    expect(scores.properties.duck_state.enum).toEqual([...DUCK_STATES]);
+    expect(scores.properties.site.properties.overall_trend.enum).toEqual([...TRENDS]);
+    const pageRow = scores.properties.site.properties.pages.items;
+    expect(pageRow.additionalProperties).toBe(false);
+    expect(pageRow.properties.trend.enum).toEqual([...TRENDS]);
+    const alert = data('/v1/query/alerts').properties.alerts.items;
+    expect(alert.additionalProperties).toBe(false);
+    expect(alert.properties.severity.enum).toEqual([...ALERT_SEVERITIES]);
+    expect(alert.properties.status.enum).toEqual([...ALERT_STATUSES]);
+    expect(data('/v1/manage/alerts/{alert_id}', 'patch')).toEqual(alert);
+    const issue = data('/v1/query/issues').properties.issues.items;
+    expect(issue.properties.severity.enum).toEqual([...SEVERITIES]);
+    expect(issue.properties.status.enum).toEqual([...ISSUE_STATUSES]);
+
+    // Any map a response leaves open (keys that are data, not names) carries a description saying what it holds.
+    const undescribed: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => walk(n, `${at}/${i}`));
+      if (!node || typeof node !== 'object') return;
+      const schema = node as Record<string, unknown>;
+      // An intersection is closed as a whole (unevaluatedProperties), not by its parts.
+      const open = !schema.allOf && (schema.patternProperties !== undefined || (schema.additionalProperties !== undefined && schema.additionalProperties !== false)
+        || (schema.type === 'object' && !schema.properties && schema.additionalProperties !== false));
+      if (open && !schema.description) undescribed.push(at);
+      for (const [key, value] of Object.entries(schema)) walk(value, `${at}/${key}`);
+    };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(op.responses)) walk(response.content, `${method} ${path} ${status}`);
+      }
+    }
+    expect(undescribed).toEqual([]);
   });
 
   it('matches what the server actually sends', async () => {

@@ -38,6 +38,6 @@ export type SdkConfig = { [K in keyof SdkConfigPatch]?: Exclude<SdkConfigPatch[K
 export const SdkConfigRecord = Type.Object({
   site_id: Type.String(),
   environment: Type.String(),
-  config: Type.Record(Type.String(), Type.Unknown()),
+  config: Type.Record(Type.String(), Type.Unknown(), { description: 'The environment\'s SDK config as stored: the fields PATCH /v1/manage/sdk-config/{environment} takes' }),
   updated_at: Type.Union([Type.String(), Type.Null()]),
 });

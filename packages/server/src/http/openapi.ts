@@ -352,7 +352,7 @@ export async function registerOpenApi(app: FastifyInstance) {
       response: {
         200: {
           description: 'The OpenAPI document',
-          content: { 'application/json': { schema: Type.Object({ openapi: Type.String({ examples: ['3.1.0'] }) }, { additionalProperties: true }) } },
+          content: { 'application/json': { schema: Type.Object({ openapi: Type.String({ examples: ['3.1.0'] }) }, { additionalProperties: true, description: 'An OpenAPI 3.1 document (see the OpenAPI specification for its fields)' }) } },
         },
       },
     },

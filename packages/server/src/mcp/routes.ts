@@ -15,7 +15,7 @@ const JsonRpcMessage = Type.Object({
   jsonrpc: Type.Literal('2.0'),
   id: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
   method: Type.Optional(Type.String()),
-  params: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  params: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The method\'s parameters, as the Model Context Protocol defines them' })),
 }, { additionalProperties: true, description: 'A JSON-RPC 2.0 message of the Model Context Protocol' });
 
 const JsonRpcBody = Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage)], {

@@ -2,8 +2,10 @@ import { DAY_MS } from '../domain/time.ts';
 // Pure: confusion budgets. Consumption is the share of the whole current period (UTC; weeks
 // start on Sunday) that the page spent above its target, walking score history where each
 // row holds until the next one (the last until now).
-export type BudgetPeriod = 'daily' | 'weekly' | 'monthly';
-export type BudgetStatus = 'within' | 'warning' | 'exhausted';
+export const BUDGET_PERIODS = ['daily', 'weekly', 'monthly'] as const;
+export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
+export const BUDGET_STATUSES = ['within', 'warning', 'exhausted'] as const;
+export type BudgetStatus = (typeof BUDGET_STATUSES)[number];
 
 
 export function periodBounds(period: BudgetPeriod, now: number): { start: number; end: number } {

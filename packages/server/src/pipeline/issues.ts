@@ -84,7 +84,8 @@ export const VERIFY_TIMEOUT_MS = 48 * HOUR_MS;
 export const VERIFIED_AT_MOST = 0.3;
 export const REGRESSED_AT_LEAST = 0.7;
 
-export type Verdict = 'pending' | 'verified' | 'regressed' | 'inconclusive';
+export const VERDICTS = ['pending', 'verified', 'regressed', 'inconclusive'] as const;
+export type Verdict = (typeof VERDICTS)[number];
 
 /**
  * The verdict on a fix: after 50 active users, the after-rate against the before-rate

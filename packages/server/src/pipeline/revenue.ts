@@ -11,12 +11,17 @@ import { DAY_MS } from '../domain/time.ts';
 export const REVENUE_WINDOW_MS = 30 * DAY_MS;
 export const MIN_GROUP_SESSIONS = 30;
 
+/** low: too few sessions on either side (or no average value) to estimate. */
+export const ESTIMATE_CONFIDENCES = ['normal', 'low'] as const;
+/** Where the average order value came from: conversion events' amount_cents, or the site's revenue config. */
+export const AVERAGE_VALUE_SOURCES = ['observed', 'config'] as const;
+
 export type IssueRevenue = {
   issue_id: string; title: string; page: string; element_selector: string; type: string; severity: string;
   affected_sessions: number; calm_sessions: number;
   affected_conversion_rate: number | null; calm_conversion_rate: number | null; gap: number | null;
   monthly_revenue_at_risk_cents: number | null; monthly_revenue_at_risk: number | null;
-  confidence: 'normal' | 'low';
+  confidence: (typeof ESTIMATE_CONFIDENCES)[number];
 };
 
 /** Pure: the estimate for one issue from its session counts. */

@@ -1,10 +1,10 @@
 // Pure: page and site confusion scores (DOMAIN.md section 3). Inputs are plain values, so
 // every rule is tested with tables of cases; nothing here reads a clock or a store.
 import { clampConfidence } from '../domain/signals.ts';
+import type { DuckState, Trend } from '../domain/statuses.ts';
 import { DAY_MS } from '../domain/time.ts';
 
-export type Trend = 'up' | 'down' | 'stable';
-export type DuckState = 'calm' | 'watching' | 'alert' | 'flustered' | 'critical';
+export type { DuckState, Trend };
 
 export const MIN_ACTIVE_FOR_WINDOW = 10;
 export const MIN_ACTIVE_TO_SCORE = 3;

@@ -1,6 +1,7 @@
 // Pure: when each of the nine alert triggers fires (DOMAIN.md section 5), and with what
 // severity. Loading the context and recording alerts is alert-step.ts.
 import type { TriggerType } from '../domain/alert-triggers.ts';
+import type { AlertSeverity } from '../domain/statuses.ts';
 import { BASELINE_MS } from './scoring.ts';
 import { DAY_MS } from '../domain/time.ts';
 
@@ -129,7 +130,7 @@ export function evaluateSite(rule: RuleLike, ctx: SiteContext): Firing | null {
 export const SITE_TRIGGERS: readonly TriggerType[] = ['revenue_threshold', 'stalled_signups'];
 
 /** critical at score >= 81 or a condition at twice the threshold; high at score >= 61. */
-export function alertSeverity(score: number | null, conditionValue: number, threshold: number): 'warning' | 'high' | 'critical' {
+export function alertSeverity(score: number | null, conditionValue: number, threshold: number): AlertSeverity {
   if ((score !== null && score >= 81) || (threshold > 0 && conditionValue >= 2 * threshold)) return 'critical';
   if (score !== null && score >= 61) return 'high';
   return 'warning';

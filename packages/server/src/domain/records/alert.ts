@@ -1,6 +1,23 @@
 // The alert as the query API returns it; webhook events carry the same record.
+import { Type } from '@sinclair/typebox';
 import { iso, isoOrNull } from '../../clock.ts';
 import type { AlertsTable } from '../../store/tables.ts';
+import { TRIGGER_TYPES } from '../alert-triggers.ts';
+import { AlertSeverityEnum, AlertStatusEnum, IsoTime, Nullable, NullableIsoTime, OneOf, OpenRecord, Uuid } from '../schema-parts.ts';
+
+export const AlertRecord = Type.Object({
+  id: Uuid, site_id: Uuid, rule_id: Nullable(Uuid), rule_name: Nullable(Type.String({ description: 'null when the rule was deleted' })),
+  trigger_type: OneOf(TRIGGER_TYPES), page: Nullable(Type.String({ description: 'null for a site-wide trigger' })),
+  severity: AlertSeverityEnum, status: AlertStatusEnum, message: Type.String(),
+  score_before: Nullable(Type.Number()), score_after: Nullable(Type.Number()), condition_value: Nullable(Type.Number()), threshold: Type.Number(),
+  // A snapshot stored with the alert and passed through as stored: its rows stay open, so a row
+  // of another shape is still served rather than failing the serializer (a 500).
+  breakdown: Type.Array(OpenRecord('A breakdown row: signal, count, weight, weighted_score, percentage'), {
+    description: "The page's score breakdown when the alert fired (empty for a site-wide trigger)",
+  }),
+  fired_at: IsoTime, acknowledged_at: NullableIsoTime, investigating_at: NullableIsoTime, resolved_at: NullableIsoTime,
+  resolved_reason: Nullable(Type.String()), last_notified_at: NullableIsoTime, created_at: IsoTime, updated_at: IsoTime,
+});
 
 export function toAlertRecord(a: AlertsTable & { rule_name?: string | null }) {
   return {

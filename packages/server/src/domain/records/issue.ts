@@ -1,6 +1,6 @@
 // The issue as the query API lists it; webhook events carry the same record.
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoTime, Nullable, NullableIsoTime, Uuid } from '../schema-parts.ts';
+import { IsoTime, IssueStatusEnum, Nullable, NullableIsoTime, OneOf, SeverityEnum, Uuid } from '../schema-parts.ts';
 import { iso, isoOrNull } from '../../clock.ts';
 import type { UxIssuesTable } from '../../store/tables.ts';
 
@@ -12,10 +12,10 @@ export const IssueRecord = Type.Object({
   element_selector: Type.String(),
   element_label: Nullable(Type.String()),
   type: Type.String({ description: 'The signal type (the field is type, not signal_type)' }),
-  severity: Type.String(),
+  severity: SeverityEnum,
   severity_score: Type.Number({ description: 'Computed 0-100 score (see docs/issues.md)' }),
-  severity_source: Type.String({ description: 'computed, or manual when set by PATCH' }),
-  status: Type.String(),
+  severity_source: OneOf(['computed', 'manual'], 'computed, or manual when set by PATCH'),
+  status: IssueStatusEnum,
   assigned_to: Nullable(Type.String()),
   signal_count: Type.Integer({ description: 'Signals since the issue was first seen' }),
   session_count: Type.Integer({ description: 'Sessions affected in the last 24 hours' }),

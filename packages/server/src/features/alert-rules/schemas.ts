@@ -1,6 +1,6 @@
 import { FormatRegistry, Type, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { IsoTime, Nullable, Uuid } from '../../domain/schema-parts.ts';
+import { IsoTime, Nullable, OneOf, Uuid } from '../../domain/schema-parts.ts';
 import { TRIGGER_TYPES, type TriggerType } from '../../domain/alert-triggers.ts';
 
 export const CHANNELS = ['email', 'slack', 'webhook', 'mcp', 'pagerduty'] as const;
@@ -39,9 +39,9 @@ const Trigger = Type.Union(TRIGGER_TYPES.map((t) => Type.Literal(t)));
 const Channels = Type.Array(Type.Union(CHANNELS.map((c) => Type.Literal(c))), { maxItems: CHANNELS.length, uniqueItems: true });
 
 export const AlertRuleRecord = Type.Object({
-  id: Uuid, site_id: Uuid, name: Type.String(), trigger_type: Type.String(), threshold: Type.Number(),
-  cooldown_minutes: Type.Integer(), channels: Type.Array(Type.String()), page_pattern: Type.String(),
-  slack_channel: Nullable(Type.String()), config: Type.Record(Type.String(), Type.Unknown()), enabled: Type.Boolean(),
+  id: Uuid, site_id: Uuid, name: Type.String(), trigger_type: OneOf(TRIGGER_TYPES), threshold: Type.Number(),
+  cooldown_minutes: Type.Integer(), channels: Type.Array(OneOf(CHANNELS)), page_pattern: Type.String(),
+  slack_channel: Nullable(Type.String()), config: Type.Record(Type.String(), Type.Unknown(), { description: 'The trigger\'s own settings; which fields depends on trigger_type' }), enabled: Type.Boolean(),
   created_at: IsoTime, updated_at: IsoTime,
 });
 export type AlertRuleRecord = Static<typeof AlertRuleRecord>;

@@ -5,7 +5,7 @@ import { Envelope, ok } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { alertDetail } from './alert-detail.ts';
 import { listAlerts } from './alert-list.ts';
-import { AlertDetail, AlertList, AlertParams, ListAlertsQuery, Row, SiteQuery, UpdateAlertBody } from './schemas.ts';
+import { AlertDetail, AlertList, AlertRecord, AlertParams, ListAlertsQuery, SiteQuery, UpdateAlertBody } from './schemas.ts';
 import { updateAlert } from './service.ts';
 
 export async function alertRoutes(app: App) {
@@ -31,7 +31,7 @@ export async function alertRoutes(app: App) {
     config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'member' } },
     schema: {
       tags: ['alerts'], summary: 'Acknowledge, investigate or resolve an alert',
-      params: AlertParams, body: UpdateAlertBody, response: { 200: Envelope(Row) },
+      params: AlertParams, body: UpdateAlertBody, response: { 200: Envelope(AlertRecord) },
     },
   }, async (request) => ok(await updateAlert({ ctx: contextOf(request), input: { ...request.body, ...request.params } })));
 }

@@ -1,12 +1,11 @@
 // The alert routes' inputs and answers; the services (and the MCP tools) take and return the
 // same shapes.
 import { Type, type Static } from '@sinclair/typebox';
-import { PagingQuery, SiteIdParam } from '../../domain/schema-parts.ts';
+import { AlertRecord } from '../../domain/records/alert.ts';
+import { IsoTime, Nullable, OpenRecord, PagingQuery, SiteIdParam, Uuid } from '../../domain/schema-parts.ts';
 import { ALERT_STATUSES } from '../../domain/statuses.ts';
 
 const literals = <T extends readonly string[]>(values: T, description: string) => Type.Union(values.map((v) => Type.Literal(v)), { description });
-
-export const Row = Type.Record(Type.String(), Type.Unknown());
 
 export const ListAlertsQuery = Type.Object({
   site_id: Type.Optional(SiteIdParam),
@@ -23,5 +22,15 @@ export const UpdateAlertBody = Type.Object({
 }, { additionalProperties: false, minProperties: 1 });
 export type UpdateAlertBody = Static<typeof UpdateAlertBody>;
 
-export const AlertList = Type.Object({ alerts: Type.Array(Row), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() });
-export const AlertDetail = Type.Intersect([Row, Type.Object({ timeline: Type.Array(Row) })]);
+export { AlertRecord };
+export const AlertList = Type.Object({ alerts: Type.Array(AlertRecord), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() });
+
+const TimelineEntry = Type.Object({
+  id: Uuid,
+  kind: Type.String({ description: 'fired, still_firing, renotified, notification_queued, or the status a person set (acknowledged, investigating, resolved)' }),
+  message: Type.String(),
+  // What an entry records depends on its kind, so the map stays open.
+  details: Nullable(OpenRecord('Facts of this kind of entry: condition_value, threshold and score when fired or still firing; channels and event when a notification was queued')),
+  created_at: IsoTime,
+});
+export const AlertDetail = Type.Object({ ...AlertRecord.properties, timeline: Type.Array(TimelineEntry, { description: 'The incident, oldest first' }) });

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PASSWORD_MAX, PASSWORD_MIN } from '../../auth/passwords.ts';
 import { JWT_MAX_SECONDS, JWT_MIN_SECONDS } from '../../auth/jwt.ts';
-import { Email, IsoTime, Uuid } from '../../domain/schema-parts.ts';
+import { ROLES } from '../../domain/context.ts';
+import { Email, IsoTime, OneOf, Uuid } from '../../domain/schema-parts.ts';
 
 export const LoginBody = Type.Object({
   email: Email,
@@ -16,7 +17,7 @@ export const LoginResult = Type.Object({
   expires_at: IsoTime,
   user: Type.Object({ id: Uuid, email: Type.String() }),
   org: Type.Object({ id: Uuid, name: Type.String() }),
-  role: Type.String(),
+  role: OneOf(ROLES),
 });
 
 export const SetPasswordBody = Type.Object({

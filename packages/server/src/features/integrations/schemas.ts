@@ -4,7 +4,7 @@ import { PROVIDERS } from '../../domain/integrations.ts';
 import { IsoTime, Uuid } from '../../domain/schema-parts.ts';
 
 export const IntegrationRecord = Type.Object({
-  id: Uuid, site_id: Uuid, provider: Type.String(), config: Type.Record(Type.String(), Type.String({ description: 'credentials masked' })),
+  id: Uuid, site_id: Uuid, provider: Type.String(), config: Type.Record(Type.String(), Type.String({ description: 'credentials masked' }), { description: 'The provider\'s settings, by field; which fields depends on the provider' }),
   created_at: IsoTime, updated_at: IsoTime,
 });
 

@@ -1,8 +1,9 @@
 // The issue routes' inputs and answers; the services (and the MCP tools) take and return the
 // same shapes.
 import { Type, type Static } from '@sinclair/typebox';
-import { ISSUE_STATUSES, SETTABLE_ISSUE_STATUSES, SEVERITIES } from '../../domain/statuses.ts';
-import { PagingQuery, SiteIdParam } from '../../domain/schema-parts.ts';
+import { ISSUE_ACTIVITY_KINDS, ISSUE_STATUSES, SETTABLE_ISSUE_STATUSES, SEVERITIES } from '../../domain/statuses.ts';
+import { IsoTime, IssueStatusEnum, Nullable, NullableIsoTime, OneOf, PagingQuery, SiteIdParam, Uuid } from '../../domain/schema-parts.ts';
+import { VERDICTS } from '../../pipeline/issues.ts';
 import { IssueRecord } from '../../domain/records/issue.ts';
 
 const literals = <T extends readonly string[]>(values: T, description: string) =>
@@ -27,10 +28,33 @@ export const SiteQuery = Type.Object({ site_id: Type.Optional(SiteIdParam) });
 
 export const IssueList = Type.Object({ issues: Type.Array(IssueRecord), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() });
 
+/** A signal that made the issue (the latest 20); label, confidence and position are null when the signal row is gone. */
+const Evidence = Type.Object({
+  signal_id: Uuid, session_id: Type.String(), occurred_at: IsoTime, label: Nullable(Type.String()),
+  confidence: Nullable(Type.Number()), rx: Nullable(Type.Number()), ry: Nullable(Type.Number()),
+});
+const LinkedSession = Type.Object({
+  session_id: Type.String(), started_at: IsoTime, ended_at: IsoTime, entry_page: Nullable(Type.String()),
+  device_type: Nullable(Type.String()), converted: Type.Boolean(),
+});
+const Verification = Type.Object({
+  id: Uuid, deploy_id: Nullable(Uuid), deploy_version: Nullable(Type.String()), result: OneOf(VERDICTS, 'The verdict on the fix so far'),
+  before_count: Type.Number(), before_rate: Type.Number(), after_count: Type.Number(), after_rate: Nullable(Type.Number()),
+  active_users_after: Type.Integer(), started_at: IsoTime, decided_at: NullableIsoTime, created_at: IsoTime,
+});
+const DeployCorrelation = Type.Object({
+  deploy_id: Uuid, version: Type.String(), environment: Type.String(), deployed_at: IsoTime, delta: Nullable(Type.Number()),
+  relation: Type.String(),
+}, { description: 'The deploy in the 48 hours before the issue was first seen, if any' });
+const Activity = Type.Object({
+  id: Uuid, kind: OneOf(ISSUE_ACTIVITY_KINDS), actor: Nullable(Type.String()), message: Nullable(Type.String()),
+  from_status: Nullable(IssueStatusEnum), to_status: Nullable(IssueStatusEnum), created_at: IsoTime,
+});
+
 export const IssueDetail = Type.Intersect([IssueRecord, Type.Object({
-  evidence: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-  linked_sessions: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-  verifications: Type.Array(Type.Record(Type.String(), Type.Unknown())),
-  deploy_correlation: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
-  activity: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+  evidence: Type.Array(Evidence),
+  linked_sessions: Type.Array(LinkedSession),
+  verifications: Type.Array(Verification),
+  deploy_correlation: Nullable(DeployCorrelation),
+  activity: Type.Array(Activity, { description: 'Newest first, the latest 100' }),
 })]);

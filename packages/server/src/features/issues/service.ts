@@ -9,6 +9,7 @@ import { enqueue, eventJob } from '../../events/jobs.ts';
 import { actorOf, type ServiceContext } from '../../domain/context.ts';
 import { resolveSite, rowInTenant } from '../../domain/tenancy.ts';
 import { AppError } from '../../domain/errors.ts';
+import type { IssueActivityKind } from '../../domain/statuses.ts';
 import { severityOf } from '../../pipeline/issues.ts';
 import { toIssueRecord, type IssueRecord } from '../../domain/records/issue.ts';
 import type { UxIssuesTable } from '../../store/tables.ts';
@@ -88,7 +89,7 @@ export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } 
   return ctx.db.transaction().execute(async (trx) => {
     const issue = await loadIssue(trx, siteId, issue_id);
     const next: UxIssuesTable = { ...issue, updated_at: now };
-    const activity: { kind: string; message: string | null; from_status?: string; to_status?: string }[] = [];
+    const activity: { kind: IssueActivityKind; message: string | null; from_status?: string; to_status?: string }[] = [];
     if (input.status !== undefined && input.status !== issue.status) {
       next.status = input.status;
       next.status_changed_at = now;

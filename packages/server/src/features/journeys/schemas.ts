@@ -22,7 +22,7 @@ export const FlowsQuery = Type.Object({
 const Example = Type.Object({ session_id: Type.String(), page: Type.String(), signal_type: Type.String(), element_selector: Type.String(), occurred_at: Type.String() });
 const FrictionEdge = Type.Object({
   from: Type.String(), to: Type.String(), sessions: Type.Integer(), friction_weight: Type.Number(),
-  signals: Type.Record(Type.String(), Type.Integer()), examples: Type.Array(Example),
+  signals: Type.Record(Type.String(), Type.Integer(), { description: 'Signal count per signal type on this step' }), examples: Type.Array(Example),
 });
 const FlowEdge = Type.Object({ from: Type.String(), to: Type.String(), transitions: Type.Integer(), sessions: Type.Integer() });
 

@@ -1,14 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { KEY_TYPES, SCOPES } from '../../auth/api-keys.ts';
-import { IsoTime, Nullable, Uuid } from '../../domain/schema-parts.ts';
+import { IsoTime, Nullable, OneOf, Uuid } from '../../domain/schema-parts.ts';
 
 export const KeyRecord = Type.Object({
   id: Uuid,
   org_id: Uuid,
   site_id: Nullable(Uuid),
-  key_type: Type.String(),
+  key_type: OneOf(KEY_TYPES),
   name: Nullable(Type.String()),
-  scopes: Type.Array(Type.String()),
+  scopes: Type.Array(OneOf(SCOPES)),
   key_hint: Type.String({ description: 'Prefix and last four characters; the key itself is never shown again' }),
   created_by: Nullable(Type.String()),
   created_at: IsoTime,

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Email, IsoTime, Uuid } from '../../domain/schema-parts.ts';
+import { Email, IsoTime, OneOf, Uuid } from '../../domain/schema-parts.ts';
 import { ROLES } from '../../domain/context.ts';
 
 export const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)));
@@ -8,7 +8,7 @@ export const MemberRecord = Type.Object({
   id: Uuid,
   user_id: Uuid,
   email: Type.String(),
-  role: Type.String(),
+  role: OneOf(ROLES),
   status: Type.Union([Type.Literal('active'), Type.Literal('invited')]),
   created_at: IsoTime,
   updated_at: IsoTime,

@@ -20,7 +20,7 @@ export async function privacyRoutes(app: App) {
       response: {
         200: {
           description: 'The envelope, streamed: data holds subject, exported_at, sessions, events and signals (every stored field)',
-          content: { 'application/json': { schema: Type.Unsafe<Readable>({ type: 'object', properties: { data: { type: 'object' }, error: { type: 'null' } } }) } },
+          content: { 'application/json': { schema: Type.Unsafe<Readable>({ type: 'object', properties: { data: { type: 'object', description: 'subject, exported_at, sessions, events and signals, every stored field' }, error: { type: 'null' } } }) } },
         },
       },
     },

@@ -21,6 +21,6 @@ export const ExportQuery = Type.Object({
 });
 
 export const RawRows = Type.Object({
-  table: Type.String(), rows: Type.Array(Type.Record(Type.String(), Type.Unknown())),
+  table: Type.String(), rows: Type.Array(Type.Record(Type.String(), Type.Unknown(), { description: 'One row: the table\'s exposed columns, by name' })),
   total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer(),
 });

@@ -1,6 +1,8 @@
 // The tables /query/raw exposes and, per table, the columns a client may see and sort by.
 // This is an allow-list: internal columns (dedupe keys, fingerprints, secrets) never leave,
 // and a column added to a table later stays hidden until it is listed here.
+import { Type, type TObject, type TSchema, type TUnknown } from '@sinclair/typebox';
+
 export type ColumnKind = 'text' | 'number' | 'time' | 'json' | 'flag';
 
 export interface RawTable { columns: Record<string, ColumnKind>; defaultSort: string }
@@ -73,6 +75,15 @@ export const RAW_TABLES = {
 
 export type RawTableName = keyof typeof RAW_TABLES;
 export const RAW_TABLE_NAMES = Object.keys(RAW_TABLES) as RawTableName[];
+
+/**
+ * The schema of a table's rows as serializeRow writes them, for routes that return such rows:
+ * it must describe every exposed column (the compiler checks), so a column listed here later
+ * cannot be silently dropped by the serializer.
+ */
+export const rowSchema = <T extends RawTable>(_table: T, columns: { [K in keyof T['columns']]: TSchema }, description?: string) =>
+  // Typed as serializeRow's answer (a record), which is what the routes hand over.
+  Type.Object(columns as Record<string, TSchema>, description ? { description } : {}) as unknown as TObject<Record<string, TUnknown>>;
 
 export function serializeRow(table: RawTable, row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};

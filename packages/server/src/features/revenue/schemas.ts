@@ -1,9 +1,23 @@
 // The revenue routes' query strings and answers; the services (and the MCP tools) take and
 // return the same shapes.
 import { Type } from '@sinclair/typebox';
-import { SiteIdParam } from '../../domain/schema-parts.ts';
+import { IssueStatusEnum, Nullable, OneOf, SeverityEnum, SiteIdParam, Uuid } from '../../domain/schema-parts.ts';
+import { AVERAGE_VALUE_SOURCES, ESTIMATE_CONFIDENCES } from '../../pipeline/revenue.ts';
 
-const Row = Type.Record(Type.String(), Type.Unknown());
+const Rate = Nullable(Type.Number({ description: 'Conversions per session, 0-1; null without sessions' }));
+const IssueRevenue = Type.Object({
+  issue_id: Uuid, title: Type.String(), page: Type.String(), element_selector: Type.String(), type: Type.String({ description: 'The signal type' }),
+  severity: SeverityEnum, affected_sessions: Type.Integer(), calm_sessions: Type.Integer(),
+  affected_conversion_rate: Rate, calm_conversion_rate: Rate, gap: Nullable(Type.Number()),
+  monthly_revenue_at_risk_cents: Nullable(Type.Integer({ description: 'null when the estimate is low confidence' })), monthly_revenue_at_risk: Nullable(Type.Number()),
+  confidence: OneOf(ESTIMATE_CONFIDENCES, 'low: fewer than 30 sessions on either side, or no average value'),
+});
+const Recommendation = Type.Object({
+  issue_id: Uuid, title: Type.String(), page: Type.String(), element_selector: Type.String(), type: Type.String({ description: 'The signal type' }),
+  severity: SeverityEnum, status: IssueStatusEnum, affected_users: Type.Integer(), monthly_revenue_at_risk_cents: Nullable(Type.Integer()),
+  priority: Type.Number({ description: '0-100: 60 % severity score, 25 % reach, 15 % share of the revenue at risk' }),
+  recommendation: Type.String(), issue_url: Type.String(),
+});
 
 export const RevenueQuery = Type.Object({ site_id: Type.Optional(SiteIdParam) });
 export const RecommendationsQuery = Type.Object({
@@ -14,7 +28,7 @@ export const RecommendationsQuery = Type.Object({
 export const RevenueAtRisk = Type.Object({
   currency: Type.String(), conversion_events: Type.Array(Type.String()), window_days: Type.Integer(), tracking: Type.Boolean(),
   message: Type.Union([Type.String(), Type.Null()]), average_value_cents: Type.Union([Type.Integer(), Type.Null()]),
-  average_value_source: Type.Union([Type.String(), Type.Null()]), total_monthly_revenue_at_risk_cents: Type.Integer(),
-  total_monthly_revenue_at_risk: Type.Number(), issues: Type.Array(Row),
+  average_value_source: Nullable(OneOf(AVERAGE_VALUE_SOURCES)), total_monthly_revenue_at_risk_cents: Type.Integer(),
+  total_monthly_revenue_at_risk: Type.Number(), issues: Type.Array(IssueRevenue),
 });
-export const Recommendations = Type.Object({ currency: Type.String(), recommendations: Type.Array(Row) });
+export const Recommendations = Type.Object({ currency: Type.String(), recommendations: Type.Array(Recommendation) });

@@ -2,7 +2,14 @@
 // return the same shapes.
 import { Type, type Static } from '@sinclair/typebox';
 import { ReadFilterQuery } from '../../domain/read-window.ts';
-import { Nullable, SiteIdParam } from '../../domain/schema-parts.ts';
+import { TRIGGER_TYPES } from '../../domain/alert-triggers.ts';
+import { AnnotationRecord } from '../../domain/records/annotation.ts';
+import { DeployRecord } from '../../domain/records/deploy.ts';
+import {
+  AlertSeverityEnum, AlertStatusEnum, Breakdown, DuckStateEnum, IsoTime, IssueStatusEnum, Nullable, NullableIsoTime, OneOf, SeverityEnum, SiteIdParam, TrendEnum, Uuid,
+} from '../../domain/schema-parts.ts';
+import { BUDGET_PERIODS, BUDGET_STATUSES } from '../../pipeline/budgets.ts';
+import { RAW_TABLES, rowSchema } from '../raw/tables.ts';
 
 const SiteId = { site_id: Type.Optional(SiteIdParam) };
 const pagePath = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
@@ -37,27 +44,75 @@ export type TrendsQuery = Static<typeof TrendsQuery>;
 export type CompareQuery = Static<typeof CompareQuery>;
 export type ElementsQuery = Static<typeof ElementsQuery>;
 
-const Row = Type.Record(Type.String(), Type.Unknown());
+const Int = Type.Integer();
+const Num = Type.Number();
+const Text = Type.String();
+
+
+// The rows below are the /query/raw columns of their tables (serializeRow writes them).
+const PageScoreRow = rowSchema(RAW_TABLES.page_scores, {
+  id: Uuid, page: Text, score: Num, raw_score: Num, trend: TrendEnum, deviation: Nullable(Num), duck_state: DuckStateEnum,
+  dominant_signal: Nullable(Text), breakdown: Breakdown, active_users: Int, affected_users: Int, frustrated_users: Int,
+  signal_count: Int, window_start: IsoTime, window_end: IsoTime, stale: Type.Boolean(), computed_at: IsoTime, first_seen_at: IsoTime,
+});
+const ScoreHistoryRow = rowSchema(RAW_TABLES.score_history, {
+  id: Uuid, page: Text, cycle_at: IsoTime, score: Num, raw_score: Num, deviation: Nullable(Num), trend: TrendEnum,
+  active_users: Int, affected_users: Int, breakdown: Breakdown,
+});
+const SiteHistoryRow = Type.Object({
+  cycle_at: IsoTime, score: Num, raw_score: Num, deviation: Nullable(Num), trend: TrendEnum, active_users: Int, affected_users: Int,
+});
+const AlertRow = rowSchema(RAW_TABLES.alerts, {
+  id: Uuid, rule_id: Nullable(Uuid), trigger_type: OneOf(TRIGGER_TYPES), page: Nullable(Text), severity: AlertSeverityEnum,
+  status: AlertStatusEnum, message: Text, score_before: Nullable(Num), score_after: Nullable(Num), condition_value: Nullable(Num),
+  threshold: Num, fired_at: IsoTime, acknowledged_at: NullableIsoTime, investigating_at: NullableIsoTime, resolved_at: NullableIsoTime,
+  resolved_reason: Nullable(Text), created_at: IsoTime, updated_at: IsoTime,
+});
+const IssueRow = rowSchema(RAW_TABLES.ux_issues, {
+  id: Uuid, title: Text, page: Text, element_selector: Text, element_label: Nullable(Text), type: Type.String({ description: 'The signal type' }),
+  severity: SeverityEnum, severity_score: Num, status: IssueStatusEnum, assigned_to: Nullable(Text), signal_count: Int,
+  session_count: Int, user_count: Int, first_seen_at: IsoTime, last_seen_at: IsoTime, resolved_at: NullableIsoTime,
+  created_at: IsoTime, updated_at: IsoTime,
+});
+const Budget = Type.Object({
+  rule_id: Uuid, name: Text, page_pattern: Text, target: Num, enabled: Type.Boolean(), period: OneOf(BUDGET_PERIODS),
+  period_start: IsoTime, period_end: IsoTime, minutes_above: Int, consumed_percent: Int, days_over: Int, status: OneOf(BUDGET_STATUSES),
+});
 const Element = Type.Object({
   element_selector: Type.String(), label: Nullable(Type.String()), signal_count: Type.Integer(),
-  signals: Type.Record(Type.String(), Type.Integer()), dominant_signal: Type.String(), affected_users: Type.Integer(),
+  // Keyed by signal type: which types appear is data, so the map stays open.
+  signals: Type.Record(Type.String(), Type.Integer(), { description: 'Signal count per signal type' }),
+  dominant_signal: Type.String({ description: 'The signal type with the most signals' }), affected_users: Type.Integer(),
   recommendation: Type.String(),
 });
 
 export const SiteScores = Type.Object({
   site: Type.Object({
-    site_id: Type.String(), overall_score: Type.Number(), overall_trend: Type.String(), pages: Type.Array(Row),
+    site_id: Type.String(), overall_score: Type.Number(), overall_trend: TrendEnum, pages: Type.Array(PageScoreRow),
     total_active_users: Type.Integer(), total_affected_users: Type.Integer(),
   }),
-  duck_state: Type.String(), duck_label: Type.String(), as_of: Nullable(Type.String()),
+  duck_state: DuckStateEnum, duck_label: Type.String(), as_of: Nullable(Type.String()),
 });
 
 export const PageDetail = Type.Object({
-  page: Type.String(), score: Nullable(Row), history: Type.Array(Row), elements: Type.Array(Element),
-  active_alerts: Type.Array(Row), issues: Type.Array(Row), recent_deploys: Type.Array(Row),
-  annotations: Type.Array(Row), budgets: Type.Array(Row),
+  page: Type.String(), score: Nullable(PageScoreRow), history: Type.Array(ScoreHistoryRow), elements: Type.Array(Element),
+  active_alerts: Type.Array(AlertRow), issues: Type.Array(IssueRow), recent_deploys: Type.Array(DeployRecord),
+  annotations: Type.Array(AnnotationRecord), budgets: Type.Array(Budget),
 });
 
-export const Trends = Type.Object({ page: Nullable(Type.String()), days: Type.Integer(), history: Type.Array(Row), annotations: Type.Array(Row) });
-export const Comparison = Type.Object({ a: Row, b: Row, difference: Row });
+export const Trends = Type.Object({
+  page: Nullable(Type.String()), days: Type.Integer(),
+  history: Type.Array(Type.Union([ScoreHistoryRow, SiteHistoryRow]), { description: "The page's score history rows, or with no page the site's overall series" }),
+  annotations: Type.Array(AnnotationRecord),
+});
+
+/** One side of a comparison; a page seen but never scored has null scores. */
+const ComparedPage = Type.Object({
+  page: Text, score: Nullable(Num), raw_score: Nullable(Num), trend: TrendEnum, deviation: Nullable(Num), duck_state: Nullable(DuckStateEnum),
+  dominant_signal: Nullable(Text), breakdown: Breakdown, active_users: Int, affected_users: Int, open_issues: Int, stale: Nullable(Type.Boolean()),
+});
+export const Comparison = Type.Object({
+  a: ComparedPage, b: ComparedPage,
+  difference: Type.Object({ score: Nullable(Num), active_users: Int, affected_users: Int, open_issues: Int }, { description: 'a - b; score null when either is unscored' }),
+});
 export const Elements = Type.Object({ page: Type.String(), elements: Type.Array(Element) });

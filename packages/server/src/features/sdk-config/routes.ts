@@ -11,7 +11,7 @@ import { getPublicConfig, listConfigs, patchConfig } from './service.ts';
 
 const PublicConfig = Type.Object({
   site_id: Type.String(), environment: Type.String(), sample_rate: Type.Number(),
-  signals: Type.Record(Type.String(), Type.Unknown()), ignore_selectors: Type.Array(Type.String()),
+  signals: Type.Record(Type.String(), Type.Unknown(), { description: 'Per signal type, its settings for the SDK' }), ignore_selectors: Type.Array(Type.String()),
   page_groups: Type.Array(Type.Object({ match: Type.String(), page: Type.String() })),
   privacy: Type.Object({ respect_dnt: Type.Boolean(), require_consent: Type.Boolean(), cookieless: Type.Boolean() }),
   updated_at: Type.Union([Type.String(), Type.Null()]),

@@ -1,11 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { Nullable, Uuid } from '../../domain/schema-parts.ts';
+import { KEY_TYPES, SCOPES } from '../../auth/api-keys.ts';
+import { ROLES } from '../../domain/context.ts';
+import { Nullable, OneOf, Uuid } from '../../domain/schema-parts.ts';
 
 export const Whoami = Type.Object({
   org: Type.Object({ id: Uuid, name: Type.String() }),
   site: Nullable(Type.Object({ id: Uuid, name: Type.String(), url: Type.String() })),
-  key_type: Type.String({ description: 'secret, mcp, publishable or jwt' }),
-  scopes: Type.Array(Type.String()),
+  key_type: OneOf([...KEY_TYPES, 'jwt'], 'The credential: an API key of one of these types, or a user token (jwt)'),
+  scopes: Type.Array(OneOf(SCOPES)),
   user: Type.Optional(Type.Object({ id: Uuid, email: Type.String() })),
-  role: Type.Optional(Type.String()),
+  role: Type.Optional(OneOf(ROLES)),
 });

@@ -2,7 +2,7 @@
 import { alertDetail } from '../../features/alerts/alert-detail.ts';
 import { listAlerts } from '../../features/alerts/alert-list.ts';
 import { updateAlert } from '../../features/alerts/service.ts';
-import { AlertDetail, AlertList, AlertParams, ListAlertsQuery, Row, SiteQuery, UpdateAlertBody } from '../../features/alerts/schemas.ts';
+import { AlertDetail, AlertList, AlertRecord, AlertParams, ListAlertsQuery, SiteQuery, UpdateAlertBody } from '../../features/alerts/schemas.ts';
 import { defineTool } from '../tool-kit.ts';
 import { bullets, lines, plural } from '../text.ts';
 
@@ -42,7 +42,7 @@ export const updateAlertTool = defineTool({
   title: 'Acknowledge, investigate or resolve an alert',
   description: 'Move an alert along: acknowledged, investigating, or resolved (with an optional resolved_reason). The rule\'s channels are told.',
   input: { params: AlertParams, body: UpdateAlertBody },
-  output: Row,
+  output: AlertRecord,
   write: { idempotent: false },
   run: (ctx, input) => updateAlert({ ctx, input }),
   summarize: (d) => `Updated: ${alertLine(d)}.`,
