@@ -2114,7 +2114,8 @@ export interface operations {
                                 id: string;
                                 name: string;
                             };
-                            role: string;
+                            /** @enum {string} */
+                            role: "viewer" | "member" | "admin" | "owner";
                         };
                         error: null;
                     };
@@ -2460,9 +2461,12 @@ export interface operations {
                                 name: string;
                                 url: string;
                             } | null;
-                            /** @description secret, mcp, publishable or jwt */
-                            key_type: string;
-                            scopes: string[];
+                            /**
+                             * @description The credential: an API key of one of these types, or a user token (jwt)
+                             * @enum {string}
+                             */
+                            key_type: "secret" | "mcp" | "publishable" | "jwt";
+                            scopes: ("ingest:write" | "query:read" | "manage:write" | "mcp:read" | "webhook:write")[];
                             user?: {
                                 /**
                                  * @description UUID
@@ -2471,7 +2475,8 @@ export interface operations {
                                 id: string;
                                 email: string;
                             };
-                            role?: string;
+                            /** @enum {string} */
+                            role?: "viewer" | "member" | "admin" | "owner";
                         };
                         error: null;
                     };
@@ -3509,7 +3514,8 @@ export interface operations {
                                  */
                                 user_id: string;
                                 email: string;
-                                role: string;
+                                /** @enum {string} */
+                                role: "viewer" | "member" | "admin" | "owner";
                                 status: "active" | "invited";
                                 /**
                                  * Format: date-time
@@ -3698,7 +3704,8 @@ export interface operations {
                              */
                             user_id: string;
                             email: string;
-                            role: string;
+                            /** @enum {string} */
+                            role: "viewer" | "member" | "admin" | "owner";
                             status: "active" | "invited";
                             /**
                              * Format: date-time
@@ -4171,7 +4178,8 @@ export interface operations {
                              */
                             user_id: string;
                             email: string;
-                            role: string;
+                            /** @enum {string} */
+                            role: "viewer" | "member" | "admin" | "owner";
                             status: "active" | "invited";
                             /**
                              * Format: date-time
@@ -4412,9 +4420,10 @@ export interface operations {
                                  */
                                 org_id: string;
                                 site_id: string | null;
-                                key_type: string;
+                                /** @enum {string} */
+                                key_type: "secret" | "mcp" | "publishable";
                                 name: string | null;
-                                scopes: string[];
+                                scopes: ("ingest:write" | "query:read" | "manage:write" | "mcp:read" | "webhook:write")[];
                                 /** @description Prefix and last four characters; the key itself is never shown again */
                                 key_hint: string;
                                 created_by: string | null;
@@ -4632,9 +4641,10 @@ export interface operations {
                              */
                             org_id: string;
                             site_id: string | null;
-                            key_type: string;
+                            /** @enum {string} */
+                            key_type: "secret" | "mcp" | "publishable";
                             name: string | null;
-                            scopes: string[];
+                            scopes: ("ingest:write" | "query:read" | "manage:write" | "mcp:read" | "webhook:write")[];
                             /** @description Prefix and last four characters; the key itself is never shown again */
                             key_hint: string;
                             created_by: string | null;
@@ -5662,6 +5672,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @description subject, exported_at, sessions, events and signals, every stored field */
                         data?: Record<string, never>;
                         error?: null;
                     };
@@ -6069,6 +6080,7 @@ export interface operations {
                                 page_count: number;
                                 event_count: number;
                                 signal_count: number;
+                                /** @description Signal count per signal type */
                                 signal_counts: {
                                     [key: string]: number;
                                 };
@@ -6091,6 +6103,7 @@ export interface operations {
                                  */
                                 occurred_at: string;
                                 name?: string;
+                                /** @description The properties the SDK sent with the event, as sent */
                                 props?: {
                                     [key: string]: unknown;
                                 };
@@ -6664,6 +6677,7 @@ export interface operations {
                                 to: string;
                                 sessions: number;
                                 friction_weight: number;
+                                /** @description Signal count per signal type on this step */
                                 signals: {
                                     [key: string]: number;
                                 };
@@ -7394,14 +7408,79 @@ export interface operations {
                             site: {
                                 site_id: string;
                                 overall_score: number;
-                                overall_trend: string;
+                                /**
+                                 * @description Against the 7-day baseline: up (more confusion), down (less) or stable
+                                 * @enum {string}
+                                 */
+                                overall_trend: "up" | "down" | "stable";
                                 pages: {
-                                    [key: string]: unknown;
+                                    /**
+                                     * @description UUID
+                                     * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                     */
+                                    id: string;
+                                    page: string;
+                                    score: number;
+                                    raw_score: number;
+                                    /**
+                                     * @description Against the 7-day baseline: up (more confusion), down (less) or stable
+                                     * @enum {string}
+                                     */
+                                    trend: "up" | "down" | "stable";
+                                    deviation: number | null;
+                                    /**
+                                     * @description The duck by score band: calm (0-20), watching (to 40), alert (to 60), flustered (to 80), critical (above 80)
+                                     * @enum {string}
+                                     */
+                                    duck_state: "calm" | "watching" | "alert" | "flustered" | "critical";
+                                    dominant_signal: string | null;
+                                    breakdown: {
+                                        /** @description The signal type */
+                                        signal: string;
+                                        count: number;
+                                        weight: number;
+                                        weighted_score: number;
+                                        /** @description Rounded share of the weighted total, 0-100 */
+                                        percentage: number;
+                                    }[];
+                                    active_users: number;
+                                    affected_users: number;
+                                    frustrated_users: number;
+                                    signal_count: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601, UTC
+                                     * @example 2026-11-02T12:00:00.000Z
+                                     */
+                                    window_start: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601, UTC
+                                     * @example 2026-11-02T12:00:00.000Z
+                                     */
+                                    window_end: string;
+                                    stale: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601, UTC
+                                     * @example 2026-11-02T12:00:00.000Z
+                                     */
+                                    computed_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601, UTC
+                                     * @example 2026-11-02T12:00:00.000Z
+                                     */
+                                    first_seen_at: string;
                                 }[];
                                 total_active_users: number;
                                 total_affected_users: number;
                             };
-                            duck_state: string;
+                            /**
+                             * @description The duck by score band: calm (0-20), watching (to 40), alert (to 60), flustered (to 80), critical (above 80)
+                             * @enum {string}
+                             */
+                            duck_state: "calm" | "watching" | "alert" | "flustered" | "critical";
                             duck_label: string;
                             as_of: string | null;
                         };
@@ -7578,36 +7657,303 @@ export interface operations {
                         data: {
                             page: string;
                             score: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                page: string;
+                                score: number;
+                                raw_score: number;
+                                /**
+                                 * @description Against the 7-day baseline: up (more confusion), down (less) or stable
+                                 * @enum {string}
+                                 */
+                                trend: "up" | "down" | "stable";
+                                deviation: number | null;
+                                /**
+                                 * @description The duck by score band: calm (0-20), watching (to 40), alert (to 60), flustered (to 80), critical (above 80)
+                                 * @enum {string}
+                                 */
+                                duck_state: "calm" | "watching" | "alert" | "flustered" | "critical";
+                                dominant_signal: string | null;
+                                breakdown: {
+                                    /** @description The signal type */
+                                    signal: string;
+                                    count: number;
+                                    weight: number;
+                                    weighted_score: number;
+                                    /** @description Rounded share of the weighted total, 0-100 */
+                                    percentage: number;
+                                }[];
+                                active_users: number;
+                                affected_users: number;
+                                frustrated_users: number;
+                                signal_count: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                window_start: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                window_end: string;
+                                stale: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                computed_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                first_seen_at: string;
                             } | null;
                             history: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                page: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                cycle_at: string;
+                                score: number;
+                                raw_score: number;
+                                deviation: number | null;
+                                /**
+                                 * @description Against the 7-day baseline: up (more confusion), down (less) or stable
+                                 * @enum {string}
+                                 */
+                                trend: "up" | "down" | "stable";
+                                active_users: number;
+                                affected_users: number;
+                                breakdown: {
+                                    /** @description The signal type */
+                                    signal: string;
+                                    count: number;
+                                    weight: number;
+                                    weighted_score: number;
+                                    /** @description Rounded share of the weighted total, 0-100 */
+                                    percentage: number;
+                                }[];
                             }[];
                             elements: {
                                 element_selector: string;
                                 label: string | null;
                                 signal_count: number;
+                                /** @description Signal count per signal type */
                                 signals: {
                                     [key: string]: number;
                                 };
+                                /** @description The signal type with the most signals */
                                 dominant_signal: string;
                                 affected_users: number;
                                 recommendation: string;
                             }[];
                             active_alerts: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                rule_id: string | null;
+                                /** @enum {string} */
+                                trigger_type: "spike" | "anomaly" | "new_page" | "trend" | "co_occurrence" | "positive" | "budget" | "revenue_threshold" | "stalled_signups";
+                                page: string | null;
+                                /**
+                                 * @description An alert's severity
+                                 * @enum {string}
+                                 */
+                                severity: "warning" | "high" | "critical";
+                                /** @enum {string} */
+                                status: "fired" | "acknowledged" | "investigating" | "resolved";
+                                message: string;
+                                score_before: number | null;
+                                score_after: number | null;
+                                condition_value: number | null;
+                                threshold: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                fired_at: string;
+                                acknowledged_at: string | null;
+                                investigating_at: string | null;
+                                resolved_at: string | null;
+                                resolved_reason: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                updated_at: string;
                             }[];
                             issues: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                title: string;
+                                page: string;
+                                element_selector: string;
+                                element_label: string | null;
+                                /** @description The signal type */
+                                type: string;
+                                /**
+                                 * @description An issue's severity
+                                 * @enum {string}
+                                 */
+                                severity: "low" | "medium" | "high" | "critical";
+                                severity_score: number;
+                                /** @enum {string} */
+                                status: "open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed";
+                                assigned_to: string | null;
+                                signal_count: number;
+                                session_count: number;
+                                user_count: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                first_seen_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                last_seen_at: string;
+                                resolved_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                updated_at: string;
                             }[];
                             recent_deploys: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                site_id: string;
+                                version: string;
+                                environment: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                deployed_at: string;
+                                commit_sha: string | null;
+                                author: string | null;
+                                pr_number: number | null;
+                                provider: string | null;
+                                url: string | null;
+                                description: string | null;
+                                /** @description Site overall score when the deploy was recorded */
+                                confusion_before: number;
+                                confusion_after: number | null;
+                                delta: number | null;
+                                pages_before: {
+                                    page: string;
+                                    score: number;
+                                    active_users: number;
+                                }[];
+                                pages_after: {
+                                    page: string;
+                                    score: number;
+                                    active_users: number;
+                                }[] | null;
+                                after_computed_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
                             }[];
                             annotations: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                site_id: string;
+                                page: string | null;
+                                message: string;
+                                author: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
                             }[];
                             budgets: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                rule_id: string;
+                                name: string;
+                                page_pattern: string;
+                                target: number;
+                                enabled: boolean;
+                                /** @enum {string} */
+                                period: "daily" | "weekly" | "monthly";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                period_start: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                period_end: string;
+                                minutes_above: number;
+                                consumed_percent: number;
+                                days_over: number;
+                                /** @enum {string} */
+                                status: "within" | "warning" | "exhausted";
                             }[];
                         };
                         error: null;
@@ -7785,11 +8131,77 @@ export interface operations {
                         data: {
                             page: string | null;
                             days: number;
-                            history: {
-                                [key: string]: unknown;
-                            }[];
+                            /** @description The page's score history rows, or with no page the site's overall series */
+                            history: ({
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                page: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                cycle_at: string;
+                                score: number;
+                                raw_score: number;
+                                deviation: number | null;
+                                /**
+                                 * @description Against the 7-day baseline: up (more confusion), down (less) or stable
+                                 * @enum {string}
+                                 */
+                                trend: "up" | "down" | "stable";
+                                active_users: number;
+                                affected_users: number;
+                                breakdown: {
+                                    /** @description The signal type */
+                                    signal: string;
+                                    count: number;
+                                    weight: number;
+                                    weighted_score: number;
+                                    /** @description Rounded share of the weighted total, 0-100 */
+                                    percentage: number;
+                                }[];
+                            } | {
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                cycle_at: string;
+                                score: number;
+                                raw_score: number;
+                                deviation: number | null;
+                                /**
+                                 * @description Against the 7-day baseline: up (more confusion), down (less) or stable
+                                 * @enum {string}
+                                 */
+                                trend: "up" | "down" | "stable";
+                                active_users: number;
+                                affected_users: number;
+                            })[];
                             annotations: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                site_id: string;
+                                page: string | null;
+                                message: string;
+                                author: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
                             }[];
                         };
                         error: null;
@@ -7966,13 +8378,63 @@ export interface operations {
                     "application/json": {
                         data: {
                             a: {
-                                [key: string]: unknown;
+                                page: string;
+                                score: number | null;
+                                raw_score: number | null;
+                                /**
+                                 * @description Against the 7-day baseline: up (more confusion), down (less) or stable
+                                 * @enum {string}
+                                 */
+                                trend: "up" | "down" | "stable";
+                                deviation: number | null;
+                                duck_state: ("calm" | "watching" | "alert" | "flustered" | "critical") | null;
+                                dominant_signal: string | null;
+                                breakdown: {
+                                    /** @description The signal type */
+                                    signal: string;
+                                    count: number;
+                                    weight: number;
+                                    weighted_score: number;
+                                    /** @description Rounded share of the weighted total, 0-100 */
+                                    percentage: number;
+                                }[];
+                                active_users: number;
+                                affected_users: number;
+                                open_issues: number;
+                                stale: boolean | null;
                             };
                             b: {
-                                [key: string]: unknown;
+                                page: string;
+                                score: number | null;
+                                raw_score: number | null;
+                                /**
+                                 * @description Against the 7-day baseline: up (more confusion), down (less) or stable
+                                 * @enum {string}
+                                 */
+                                trend: "up" | "down" | "stable";
+                                deviation: number | null;
+                                duck_state: ("calm" | "watching" | "alert" | "flustered" | "critical") | null;
+                                dominant_signal: string | null;
+                                breakdown: {
+                                    /** @description The signal type */
+                                    signal: string;
+                                    count: number;
+                                    weight: number;
+                                    weighted_score: number;
+                                    /** @description Rounded share of the weighted total, 0-100 */
+                                    percentage: number;
+                                }[];
+                                active_users: number;
+                                affected_users: number;
+                                open_issues: number;
+                                stale: boolean | null;
                             };
+                            /** @description a - b; score null when either is unscored */
                             difference: {
-                                [key: string]: unknown;
+                                score: number | null;
+                                active_users: number;
+                                affected_users: number;
+                                open_issues: number;
                             };
                         };
                         error: null;
@@ -8159,9 +8621,11 @@ export interface operations {
                                 element_selector: string;
                                 label: string | null;
                                 signal_count: number;
+                                /** @description Signal count per signal type */
                                 signals: {
                                     [key: string]: number;
                                 };
+                                /** @description The signal type with the most signals */
                                 dominant_signal: string;
                                 affected_users: number;
                                 recommendation: string;
@@ -9367,12 +9831,20 @@ export interface operations {
                                 element_label: string | null;
                                 /** @description The signal type (the field is type, not signal_type) */
                                 type: string;
-                                severity: string;
+                                /**
+                                 * @description An issue's severity
+                                 * @enum {string}
+                                 */
+                                severity: "low" | "medium" | "high" | "critical";
                                 /** @description Computed 0-100 score (see docs/issues.md) */
                                 severity_score: number;
-                                /** @description computed, or manual when set by PATCH */
-                                severity_source: string;
-                                status: string;
+                                /**
+                                 * @description computed, or manual when set by PATCH
+                                 * @enum {string}
+                                 */
+                                severity_source: "computed" | "manual";
+                                /** @enum {string} */
+                                status: "open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed";
                                 assigned_to: string | null;
                                 /** @description Signals since the issue was first seen */
                                 signal_count: number;
@@ -9609,12 +10081,20 @@ export interface operations {
                             element_label: string | null;
                             /** @description The signal type (the field is type, not signal_type) */
                             type: string;
-                            severity: string;
+                            /**
+                             * @description An issue's severity
+                             * @enum {string}
+                             */
+                            severity: "low" | "medium" | "high" | "critical";
                             /** @description Computed 0-100 score (see docs/issues.md) */
                             severity_score: number;
-                            /** @description computed, or manual when set by PATCH */
-                            severity_source: string;
-                            status: string;
+                            /**
+                             * @description computed, or manual when set by PATCH
+                             * @enum {string}
+                             */
+                            severity_source: "computed" | "manual";
+                            /** @enum {string} */
+                            status: "open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed";
                             assigned_to: string | null;
                             /** @description Signals since the issue was first seen */
                             signal_count: number;
@@ -9660,19 +10140,109 @@ export interface operations {
                             } | null;
                         } & {
                             evidence: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                signal_id: string;
+                                session_id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                occurred_at: string;
+                                label: string | null;
+                                confidence: number | null;
+                                rx: number | null;
+                                ry: number | null;
                             }[];
                             linked_sessions: {
-                                [key: string]: unknown;
+                                session_id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                started_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                ended_at: string;
+                                entry_page: string | null;
+                                device_type: string | null;
+                                converted: boolean;
                             }[];
                             verifications: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                deploy_id: string | null;
+                                deploy_version: string | null;
+                                /**
+                                 * @description The verdict on the fix so far
+                                 * @enum {string}
+                                 */
+                                result: "pending" | "verified" | "regressed" | "inconclusive";
+                                before_count: number;
+                                before_rate: number;
+                                after_count: number;
+                                after_rate: number | null;
+                                active_users_after: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                started_at: string;
+                                decided_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
                             }[];
                             deploy_correlation: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                deploy_id: string;
+                                version: string;
+                                environment: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                deployed_at: string;
+                                delta: number | null;
+                                relation: string;
                             } | null;
+                            /** @description Newest first, the latest 100 */
                             activity: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                /** @enum {string} */
+                                kind: "created" | "status" | "assignment" | "severity" | "note";
+                                actor: string | null;
+                                message: string | null;
+                                from_status: ("open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed") | null;
+                                to_status: ("open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed") | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
                             }[];
                         };
                         error: null;
@@ -9883,12 +10453,20 @@ export interface operations {
                             element_label: string | null;
                             /** @description The signal type (the field is type, not signal_type) */
                             type: string;
-                            severity: string;
+                            /**
+                             * @description An issue's severity
+                             * @enum {string}
+                             */
+                            severity: "low" | "medium" | "high" | "critical";
                             /** @description Computed 0-100 score (see docs/issues.md) */
                             severity_score: number;
-                            /** @description computed, or manual when set by PATCH */
-                            severity_source: string;
-                            status: string;
+                            /**
+                             * @description computed, or manual when set by PATCH
+                             * @enum {string}
+                             */
+                            severity_source: "computed" | "manual";
+                            /** @enum {string} */
+                            status: "open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed";
                             assigned_to: string | null;
                             /** @description Signals since the issue was first seen */
                             signal_count: number;
@@ -10138,11 +10716,37 @@ export interface operations {
                             tracking: boolean;
                             message: string | null;
                             average_value_cents: number | null;
-                            average_value_source: string | null;
+                            average_value_source: ("observed" | "config") | null;
                             total_monthly_revenue_at_risk_cents: number;
                             total_monthly_revenue_at_risk: number;
                             issues: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                issue_id: string;
+                                title: string;
+                                page: string;
+                                element_selector: string;
+                                /** @description The signal type */
+                                type: string;
+                                /**
+                                 * @description An issue's severity
+                                 * @enum {string}
+                                 */
+                                severity: "low" | "medium" | "high" | "critical";
+                                affected_sessions: number;
+                                calm_sessions: number;
+                                affected_conversion_rate: number | null;
+                                calm_conversion_rate: number | null;
+                                gap: number | null;
+                                monthly_revenue_at_risk_cents: number | null;
+                                monthly_revenue_at_risk: number | null;
+                                /**
+                                 * @description low: fewer than 30 sessions on either side, or no average value
+                                 * @enum {string}
+                                 */
+                                confidence: "normal" | "low";
                             }[];
                         };
                         error: null;
@@ -10318,7 +10922,29 @@ export interface operations {
                         data: {
                             currency: string;
                             recommendations: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                issue_id: string;
+                                title: string;
+                                page: string;
+                                element_selector: string;
+                                /** @description The signal type */
+                                type: string;
+                                /**
+                                 * @description An issue's severity
+                                 * @enum {string}
+                                 */
+                                severity: "low" | "medium" | "high" | "critical";
+                                /** @enum {string} */
+                                status: "open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed";
+                                affected_users: number;
+                                monthly_revenue_at_risk_cents: number | null;
+                                /** @description 0-100: 60 % severity score, 25 % reach, 15 % share of the revenue at risk */
+                                priority: number;
+                                recommendation: string;
+                                issue_url: string;
                             }[];
                         };
                         error: null;
@@ -10493,6 +11119,7 @@ export interface operations {
                             environments: {
                                 site_id: string;
                                 environment: string;
+                                /** @description The environment's SDK config as stored: the fields PATCH /v1/manage/sdk-config/{environment} takes */
                                 config: {
                                     [key: string]: unknown;
                                 };
@@ -10709,6 +11336,7 @@ export interface operations {
                         data: {
                             site_id: string;
                             environment: string;
+                            /** @description The environment's SDK config as stored: the fields PATCH /v1/manage/sdk-config/{environment} takes */
                             config: {
                                 [key: string]: unknown;
                             };
@@ -10924,12 +11552,14 @@ export interface operations {
                                  */
                                 site_id: string;
                                 name: string;
-                                trigger_type: string;
+                                /** @enum {string} */
+                                trigger_type: "spike" | "anomaly" | "new_page" | "trend" | "co_occurrence" | "positive" | "budget" | "revenue_threshold" | "stalled_signups";
                                 threshold: number;
                                 cooldown_minutes: number;
-                                channels: string[];
+                                channels: ("email" | "slack" | "webhook" | "mcp" | "pagerduty")[];
                                 page_pattern: string;
                                 slack_channel: string | null;
+                                /** @description The trigger's own settings; which fields depends on trigger_type */
                                 config: {
                                     [key: string]: unknown;
                                 };
@@ -11158,12 +11788,14 @@ export interface operations {
                              */
                             site_id: string;
                             name: string;
-                            trigger_type: string;
+                            /** @enum {string} */
+                            trigger_type: "spike" | "anomaly" | "new_page" | "trend" | "co_occurrence" | "positive" | "budget" | "revenue_threshold" | "stalled_signups";
                             threshold: number;
                             cooldown_minutes: number;
-                            channels: string[];
+                            channels: ("email" | "slack" | "webhook" | "mcp" | "pagerduty")[];
                             page_pattern: string;
                             slack_channel: string | null;
+                            /** @description The trigger's own settings; which fields depends on trigger_type */
                             config: {
                                 [key: string]: unknown;
                             };
@@ -11622,12 +12254,14 @@ export interface operations {
                              */
                             site_id: string;
                             name: string;
-                            trigger_type: string;
+                            /** @enum {string} */
+                            trigger_type: "spike" | "anomaly" | "new_page" | "trend" | "co_occurrence" | "positive" | "budget" | "revenue_threshold" | "stalled_signups";
                             threshold: number;
                             cooldown_minutes: number;
-                            channels: string[];
+                            channels: ("email" | "slack" | "webhook" | "mcp" | "pagerduty")[];
                             page_pattern: string;
                             slack_channel: string | null;
+                            /** @description The trigger's own settings; which fields depends on trigger_type */
                             config: {
                                 [key: string]: unknown;
                             };
@@ -11851,7 +12485,60 @@ export interface operations {
                     "application/json": {
                         data: {
                             alerts: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                site_id: string;
+                                rule_id: string | null;
+                                rule_name: string | null;
+                                /** @enum {string} */
+                                trigger_type: "spike" | "anomaly" | "new_page" | "trend" | "co_occurrence" | "positive" | "budget" | "revenue_threshold" | "stalled_signups";
+                                page: string | null;
+                                /**
+                                 * @description An alert's severity
+                                 * @enum {string}
+                                 */
+                                severity: "warning" | "high" | "critical";
+                                /** @enum {string} */
+                                status: "fired" | "acknowledged" | "investigating" | "resolved";
+                                message: string;
+                                score_before: number | null;
+                                score_after: number | null;
+                                condition_value: number | null;
+                                threshold: number;
+                                /** @description The page's score breakdown when the alert fired (empty for a site-wide trigger) */
+                                breakdown: {
+                                    [key: string]: unknown;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                fired_at: string;
+                                acknowledged_at: string | null;
+                                investigating_at: string | null;
+                                resolved_at: string | null;
+                                resolved_reason: string | null;
+                                last_notified_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                updated_at: string;
                             }[];
                             total: number;
                             offset: number;
@@ -12029,10 +12716,79 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            [key: string]: unknown;
-                        } & {
-                            timeline: {
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            id: string;
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            site_id: string;
+                            rule_id: string | null;
+                            rule_name: string | null;
+                            /** @enum {string} */
+                            trigger_type: "spike" | "anomaly" | "new_page" | "trend" | "co_occurrence" | "positive" | "budget" | "revenue_threshold" | "stalled_signups";
+                            page: string | null;
+                            /**
+                             * @description An alert's severity
+                             * @enum {string}
+                             */
+                            severity: "warning" | "high" | "critical";
+                            /** @enum {string} */
+                            status: "fired" | "acknowledged" | "investigating" | "resolved";
+                            message: string;
+                            score_before: number | null;
+                            score_after: number | null;
+                            condition_value: number | null;
+                            threshold: number;
+                            /** @description The page's score breakdown when the alert fired (empty for a site-wide trigger) */
+                            breakdown: {
                                 [key: string]: unknown;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            fired_at: string;
+                            acknowledged_at: string | null;
+                            investigating_at: string | null;
+                            resolved_at: string | null;
+                            resolved_reason: string | null;
+                            last_notified_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            updated_at: string;
+                            /** @description The incident, oldest first */
+                            timeline: {
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                /** @description fired, still_firing, renotified, notification_queued, or the status a person set (acknowledged, investigating, resolved) */
+                                kind: string;
+                                message: string;
+                                details: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
                             }[];
                         };
                         error: null;
@@ -12213,7 +12969,60 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            [key: string]: unknown;
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            id: string;
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            site_id: string;
+                            rule_id: string | null;
+                            rule_name: string | null;
+                            /** @enum {string} */
+                            trigger_type: "spike" | "anomaly" | "new_page" | "trend" | "co_occurrence" | "positive" | "budget" | "revenue_threshold" | "stalled_signups";
+                            page: string | null;
+                            /**
+                             * @description An alert's severity
+                             * @enum {string}
+                             */
+                            severity: "warning" | "high" | "critical";
+                            /** @enum {string} */
+                            status: "fired" | "acknowledged" | "investigating" | "resolved";
+                            message: string;
+                            score_before: number | null;
+                            score_after: number | null;
+                            condition_value: number | null;
+                            threshold: number;
+                            /** @description The page's score breakdown when the alert fired (empty for a site-wide trigger) */
+                            breakdown: {
+                                [key: string]: unknown;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            fired_at: string;
+                            acknowledged_at: string | null;
+                            investigating_at: string | null;
+                            resolved_at: string | null;
+                            resolved_reason: string | null;
+                            last_notified_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            updated_at: string;
                         };
                         error: null;
                     };
@@ -12425,7 +13234,7 @@ export interface operations {
                                  */
                                 site_id: string;
                                 url: string;
-                                events: string[];
+                                events: ("issue.created" | "issue.updated" | "issue.regressed" | "issue.verified" | "alert.fired" | "alert.acknowledged" | "alert.investigating" | "alert.resolved" | "deploy.recorded" | "score.spike")[];
                                 enabled: boolean;
                                 /**
                                  * Format: date-time
@@ -12633,7 +13442,7 @@ export interface operations {
                              */
                             site_id: string;
                             url: string;
-                            events: string[];
+                            events: ("issue.created" | "issue.updated" | "issue.regressed" | "issue.verified" | "alert.fired" | "alert.acknowledged" | "alert.investigating" | "alert.resolved" | "deploy.recorded" | "score.spike")[];
                             enabled: boolean;
                             /**
                              * Format: date-time
@@ -13086,7 +13895,7 @@ export interface operations {
                              */
                             site_id: string;
                             url: string;
-                            events: string[];
+                            events: ("issue.created" | "issue.updated" | "issue.regressed" | "issue.verified" | "alert.fired" | "alert.acknowledged" | "alert.investigating" | "alert.resolved" | "deploy.recorded" | "score.spike")[];
                             enabled: boolean;
                             /**
                              * Format: date-time
@@ -13308,7 +14117,56 @@ export interface operations {
                     "application/json": {
                         data: {
                             deliveries: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                webhook_id: string;
+                                /** @enum {string} */
+                                event_type: "issue.created" | "issue.updated" | "issue.regressed" | "issue.verified" | "alert.fired" | "alert.acknowledged" | "alert.investigating" | "alert.resolved" | "deploy.recorded" | "score.spike" | "webhook.test";
+                                /** @enum {string} */
+                                status: "pending" | "delivered" | "failed";
+                                /** @description Attempts in the current series (a manual retry starts a new one) */
+                                attempts: number;
+                                next_attempt_at: string | null;
+                                last_status_code: number | null;
+                                last_error: string | null;
+                                delivered_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                updated_at: string;
+                                /** @description The signed body as sent: type, timestamp, site_id and the event's data */
+                                payload: {
+                                    [key: string]: unknown;
+                                };
+                                /** @description Every attempt, oldest first */
+                                attempt_log: {
+                                    /** @description Its place in the log, from 1 */
+                                    attempt: number;
+                                    status_code: number | null;
+                                    latency_ms: number;
+                                    error: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601, UTC
+                                     * @example 2026-11-02T12:00:00.000Z
+                                     */
+                                    at: string;
+                                }[];
                             }[];
                             total: number;
                             offset: number;
@@ -13486,7 +14344,56 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            [key: string]: unknown;
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            id: string;
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            webhook_id: string;
+                            /** @enum {string} */
+                            event_type: "issue.created" | "issue.updated" | "issue.regressed" | "issue.verified" | "alert.fired" | "alert.acknowledged" | "alert.investigating" | "alert.resolved" | "deploy.recorded" | "score.spike" | "webhook.test";
+                            /** @enum {string} */
+                            status: "pending" | "delivered" | "failed";
+                            /** @description Attempts in the current series (a manual retry starts a new one) */
+                            attempts: number;
+                            next_attempt_at: string | null;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            delivered_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            updated_at: string;
+                            /** @description The signed body as sent: type, timestamp, site_id and the event's data */
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Every attempt, oldest first */
+                            attempt_log: {
+                                /** @description Its place in the log, from 1 */
+                                attempt: number;
+                                status_code: number | null;
+                                latency_ms: number;
+                                error: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                at: string;
+                            }[];
                         };
                         error: null;
                     };
@@ -13727,7 +14634,7 @@ export interface operations {
                              */
                             site_id: string;
                             url: string;
-                            events: string[];
+                            events: ("issue.created" | "issue.updated" | "issue.regressed" | "issue.verified" | "alert.fired" | "alert.acknowledged" | "alert.investigating" | "alert.resolved" | "deploy.recorded" | "score.spike")[];
                             enabled: boolean;
                             /**
                              * Format: date-time
@@ -13963,7 +14870,56 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            [key: string]: unknown;
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            id: string;
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            webhook_id: string;
+                            /** @enum {string} */
+                            event_type: "issue.created" | "issue.updated" | "issue.regressed" | "issue.verified" | "alert.fired" | "alert.acknowledged" | "alert.investigating" | "alert.resolved" | "deploy.recorded" | "score.spike" | "webhook.test";
+                            /** @enum {string} */
+                            status: "pending" | "delivered" | "failed";
+                            /** @description Attempts in the current series (a manual retry starts a new one) */
+                            attempts: number;
+                            next_attempt_at: string | null;
+                            last_status_code: number | null;
+                            last_error: string | null;
+                            delivered_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            updated_at: string;
+                            /** @description The signed body as sent: type, timestamp, site_id and the event's data */
+                            payload: {
+                                [key: string]: unknown;
+                            };
+                            /** @description Every attempt, oldest first */
+                            attempt_log: {
+                                /** @description Its place in the log, from 1 */
+                                attempt: number;
+                                status_code: number | null;
+                                latency_ms: number;
+                                error: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                at: string;
+                            }[];
                         };
                         error: null;
                     };
@@ -14190,6 +15146,7 @@ export interface operations {
                                  */
                                 site_id: string;
                                 provider: string;
+                                /** @description The provider's settings, by field; which fields depends on the provider */
                                 config: {
                                     [key: string]: string;
                                 };
@@ -14397,6 +15354,7 @@ export interface operations {
                              */
                             site_id: string;
                             provider: string;
+                            /** @description The provider's settings, by field; which fields depends on the provider */
                             config: {
                                 [key: string]: string;
                             };
@@ -15073,31 +16031,123 @@ export interface operations {
                             site_id: string;
                             state: string;
                             as_of: string | null;
+                            /** @description How many of each list are shown at most */
                             caps: {
-                                [key: string]: unknown;
+                                pages: number;
+                                issues: number;
+                                deploys: number;
+                                alerts: number;
+                                recommendations: number;
                             };
                             overall: {
-                                [key: string]: unknown;
+                                score: number;
+                                /**
+                                 * @description Against the 7-day baseline: up (more confusion), down (less) or stable
+                                 * @enum {string}
+                                 */
+                                trend: "up" | "down" | "stable";
+                                /**
+                                 * @description The duck by score band: calm (0-20), watching (to 40), alert (to 60), flustered (to 80), critical (above 80)
+                                 * @enum {string}
+                                 */
+                                duck_state: "calm" | "watching" | "alert" | "flustered" | "critical";
+                                active_users: number;
+                                affected_users: number;
                             };
                             top_pages: {
-                                [key: string]: unknown;
+                                page: string;
+                                score: number;
+                                /**
+                                 * @description Against the 7-day baseline: up (more confusion), down (less) or stable
+                                 * @enum {string}
+                                 */
+                                trend: "up" | "down" | "stable";
+                                dominant_signal: string | null;
+                                active_users: number;
                             }[];
                             open_issues: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                title: string;
+                                page: string;
+                                /** @description The signal type */
+                                type: string;
+                                /**
+                                 * @description An issue's severity
+                                 * @enum {string}
+                                 */
+                                severity: "low" | "medium" | "high" | "critical";
+                                /** @enum {string} */
+                                status: "open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed";
+                                session_count: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                last_seen_at: string;
                             }[];
                             open_issue_count: number;
                             recent_deploys: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                version: string;
+                                environment: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                deployed_at: string;
+                                confusion_before: number;
+                                confusion_after: number | null;
+                                delta: number | null;
                             }[];
                             active_alerts: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                /** @enum {string} */
+                                trigger_type: "spike" | "anomaly" | "new_page" | "trend" | "co_occurrence" | "positive" | "budget" | "revenue_threshold" | "stalled_signups";
+                                page: string | null;
+                                /**
+                                 * @description An alert's severity
+                                 * @enum {string}
+                                 */
+                                severity: "warning" | "high" | "critical";
+                                /** @enum {string} */
+                                status: "fired" | "acknowledged" | "investigating" | "resolved";
+                                message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                fired_at: string;
+                                /** @description Its rule sends it to the mcp channel: meant for the assistant */
+                                mcp_channel: boolean;
                             }[];
                             active_alert_count: number;
                             recommendations: {
-                                [key: string]: unknown;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                issue_id: string;
+                                title: string;
+                                recommendation: string;
                             }[];
                             revenue: {
-                                [key: string]: unknown;
+                                currency: string;
+                                monthly_at_risk: number;
                             } | null;
                         };
                         error: null;
@@ -15696,6 +16746,7 @@ export interface operations {
                             site_id: string;
                             environment: string;
                             sample_rate: number;
+                            /** @description Per signal type, its settings for the SDK */
                             signals: {
                                 [key: string]: unknown;
                             };
@@ -15894,6 +16945,7 @@ export interface operations {
                     jsonrpc: "2.0";
                     id?: string | number;
                     method?: string;
+                    /** @description The method's parameters, as the Model Context Protocol defines them */
                     params?: {
                         [key: string]: unknown;
                     };
@@ -15904,6 +16956,7 @@ export interface operations {
                     jsonrpc: "2.0";
                     id?: string | number;
                     method?: string;
+                    /** @description The method's parameters, as the Model Context Protocol defines them */
                     params?: {
                         [key: string]: unknown;
                     };
@@ -15930,6 +16983,7 @@ export interface operations {
                         jsonrpc: "2.0";
                         id?: string | number;
                         method?: string;
+                        /** @description The method's parameters, as the Model Context Protocol defines them */
                         params?: {
                             [key: string]: unknown;
                         };
@@ -15940,6 +16994,7 @@ export interface operations {
                         jsonrpc: "2.0";
                         id?: string | number;
                         method?: string;
+                        /** @description The method's parameters, as the Model Context Protocol defines them */
                         params?: {
                             [key: string]: unknown;
                         };
