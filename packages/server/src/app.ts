@@ -162,8 +162,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     }
     if (access && request.auth) authorize(request.auth, access);
     // PostgreSQL text cannot hold a NUL character: refuse one anywhere in the query string, the
-    // path or a JSON body as invalid input, rather than fail inside the store (ingest rejects
-    // such events one by one itself).
+    // path or a JSON body as invalid input, rather than fail inside the store (ingest's own
+    // parser turns one into U+FFFD).
     const nul = firstNul(request.query) ?? firstNul(request.params) ?? (access?.surface === 'ingest' ? undefined : firstNul(request.body));
     if (nul !== undefined) throw new AppError('invalid_input', `${nul || 'body'}: must not contain a NUL character`, { field: nul || 'body', reason: 'contains a NUL character' });
   });

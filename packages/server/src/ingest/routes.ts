@@ -30,6 +30,15 @@ const PATH = '/ingest';
 // the batch schema is documented only.
 const INGEST_DOCS: RouteDocs = { body: BatchDocument, consumes: ['application/json', 'text/plain'] };
 
+/** JSON.parse reviver: NUL characters in strings and keys become U+FFFD. */
+function withoutNul(_key: string, value: unknown): unknown {
+  if (typeof value === 'string') return value.replaceAll('\u0000', '\uFFFD');
+  if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).some((k) => k.includes('\u0000'))) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replaceAll('\u0000', '\uFFFD'), v]));
+  }
+  return value;
+}
+
 export async function ingestRoutes(app: App) {
   const { store, clock, limiter, secrets, config, metrics, ingest } = app.services;
 
@@ -39,7 +48,9 @@ export async function ingestRoutes(app: App) {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
+      // PostgreSQL text cannot hold a NUL character: visitors' text keeps its place, marked
+      // with U+FFFD. In JSON a NUL can only come escaped, so most batches skip the reviver.
+      done(null, text.includes('\\u0000') ? JSON.parse(text, withoutNul) : JSON.parse(text));
     } catch {
       done(new AppError('invalid_json', 'The body is not valid JSON'), undefined);
     }
