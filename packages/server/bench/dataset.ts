@@ -99,12 +99,12 @@ const SIGNAL_COLUMNS = ['id', 'site_id', 'event_id', 'sid', 'visitor_id', 'signa
 
 /**
  * Writes the generated sessions, events, signals, deploys, alerts and score history of the given
- * sites through `sink`, a function of (signals, seed, endAt, siteIds) alone. Returns the ids the
- * read routes need.
+ * sites through `sink` over the `days` before `endAt`, a function of the arguments alone.
+ * Returns the ids the read routes need.
  */
-export async function generateRows(sink: Sink, siteIds: string[], signals: number, seed: string, endAt: number) {
+export async function generateRows(sink: Sink, siteIds: string[], signals: number, seed: string, endAt: number, days = DAYS) {
   const rnd = new Prng(`mallard-bench:${seed}:${signals}`);
-  const startAt = endAt - DAYS * DAY;
+  const startAt = endAt - days * DAY;
   const pageRank = zipfTable(PAGES_PER_SITE, 1.1);
   const elementRank = zipfTable(ELEMENT_KINDS.length, 1.2);
   const typeTotal = SIGNAL_TYPES.reduce((a, [, w]) => a + w, 0);
@@ -130,7 +130,7 @@ export async function generateRows(sink: Sink, siteIds: string[], signals: numbe
     const siteId = siteIds[site];
     const pages = pagesBySite[site];
     // Traffic grows over the 90 days (the density rises linearly) and follows the hour of day.
-    let at = startAt + Math.sqrt(rnd.next()) * (DAYS * DAY - 60 * 60 * 1000);
+    let at = startAt + Math.sqrt(rnd.next()) * (days * DAY - 60 * 60 * 1000);
     const hour = new Date(at).getUTCHours();
     if ((hour < 6 || hour > 22) && rnd.next() < 0.6) at = at - (hour < 6 ? hour + 3 : hour - 16) * 60 * 60 * 1000;
     at = Math.max(startAt, Math.floor(at));
@@ -186,14 +186,14 @@ export async function generateRows(sink: Sink, siteIds: string[], signals: numbe
   let firstDeploy = '', firstAlert = '';
   for (const [s, siteId] of siteIds.entries()) {
     const pages = pagesBySite[s];
-    for (let d = DAYS; d >= 0; d -= 2) {
+    for (let d = days; d >= 0; d -= 2) {
       const at = endAt - d * DAY + 3 * 60 * 60 * 1000 - DAY;
       const id = uuid7(at, rnd);
       const before = Math.round(rnd.next() * 400) / 10;
-      deploys.push([id, siteId, `v1.${DAYS - d}.0`, 'production', at, hex32(rnd).slice(0, 40), 'bench', null, null, null, null, before, null, null, JSON.stringify(pages.slice(0, 5).map((page, i) => ({ page, score: before, active_users: 40 - i * 5 }))), null, null, at]);
+      deploys.push([id, siteId, `v1.${days - d}.0`, 'production', at, hex32(rnd).slice(0, 40), 'bench', null, null, null, null, before, null, null, JSON.stringify(pages.slice(0, 5).map((page, i) => ({ page, score: before, active_users: 40 - i * 5 }))), null, null, at]);
       if (s === 0) firstDeploy = id;
     }
-    for (let d = DAYS; d >= 1; d--) {
+    for (let d = days; d >= 1; d--) {
       const at = endAt - d * DAY + Math.floor(rnd.next() * DAY);
       const id = uuid7(at, rnd);
       const status = d > 3 ? 'resolved' : ['fired', 'acknowledged', 'investigating'][d - 1];
@@ -202,7 +202,7 @@ export async function generateRows(sink: Sink, siteIds: string[], signals: numbe
       timeline.push([uuid7(at, rnd), id, 'fired', `Confusion spike on ${page}`, null, at]);
       if (s === 0) firstAlert = id;
     }
-    for (let h = DAYS * 24; h >= 1; h--) {
+    for (let h = days * 24; h >= 1; h--) {
       const cycleAt = Math.floor((endAt - h * 60 * 60 * 1000) / INTERVAL) * INTERVAL;
       const overall = Math.round((20 + 10 * Math.sin(h / 50) + rnd.next() * 5) * 10) / 10;
       siteHistory.push([uuid7(cycleAt, rnd), siteId, cycleAt, overall, overall, null, 'stable', 200, 40, cycleAt - DAY]);
@@ -218,6 +218,11 @@ export async function generateRows(sink: Sink, siteIds: string[], signals: numbe
   await sink.insert('score_history', ['id', 'site_id', 'page', 'cycle_at', 'score', 'raw_score', 'deviation', 'trend', 'active_users', 'affected_users', 'breakdown'], history);
   await sink.insert('site_score_history', ['id', 'site_id', 'cycle_at', 'overall_score', 'raw_score', 'deviation', 'trend', 'active_users', 'affected_users', 'window_start'], siteHistory);
   return { sessionId: lastSession ?? '', deployId: firstDeploy, alertId: firstAlert, page: '/checkout', otherPage: '/cart' };
+}
+
+/** A bulk writer into the store at `url` (already migrated). */
+export function openSink(url: string): Sink {
+  return url.startsWith('sqlite:') ? sqliteSink(url.slice('sqlite:'.length)) : postgresSink(url);
 }
 
 function sqliteSink(path: string): Sink {
@@ -320,7 +325,7 @@ export async function buildDataset(url: string, spec: DatasetSpec, name: string,
   for (let s = 1; s < SITE_WEIGHTS.length; s++) siteIds.push((await insertSite(store.db, org.org_id, { name: `Site ${s + 1}`, url: `https://site${s + 1}.example` }, createdAt)).id);
   const path = url.startsWith('sqlite:') ? url.slice('sqlite:'.length) : null;
   if (path) await store.close();
-  const sink = path ? sqliteSink(path) : postgresSink(url);
+  const sink = openSink(url);
   const ids = await generateRows(sink, siteIds, spec.signals, spec.seed, spec.endAt);
   await sink.close();
   log(`${name}: rows written in ${((Date.now() - started) / 1000).toFixed(0)} s`);
