@@ -201,7 +201,13 @@ export async function runReadsBench(argv: string[] = []): Promise<string> {
   const bare = await startChild([TSX, resolve(import.meta.dirname, 'bare-server.ts')], { PORT: String(barePort) }, /ready/);
   const runs: RunResult[] = [];
   try {
-    for (const dialect of dialects) for (const size of sizes) runs.push(await runOne(dialect, size, seed, databaseUrl, barePort));
+    for (const dialect of dialects) {
+      for (const size of sizes) {
+        runs.push(await runOne(dialect, size, seed, databaseUrl, barePort));
+        // Each table as soon as it is measured, so a long run that stops early keeps its results.
+        console.error(`\n${table(runs.at(-1)!)}\n`);
+      }
+    }
   } finally {
     await stop(bare);
   }
