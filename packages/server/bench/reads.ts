@@ -7,6 +7,7 @@
 //
 //   npm run bench -- reads                                     100k and 1M signals on SQLite
 //   npm run bench -- reads --sizes 100k --dialects sqlite,postgres --database-url postgres://...
+//   npm run bench -- reads --routes scores,page,issues          only these operations
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -36,13 +37,16 @@ function parse(argv: string[]) {
       dialects: { type: 'string' },
       'database-url': { type: 'string' },
       seed: { type: 'string', default: 'mallard' },
+      routes: { type: 'string' },
     },
   });
   const sizes = values.sizes.split(',').map((s) => s.trim().toLowerCase());
   for (const size of sizes) if (!SIZES[size]) throw new Error(`unknown size ${size}; one of ${Object.keys(SIZES).join(', ')}`);
   const dialects = (values.dialects ?? (values['database-url'] ? 'sqlite,postgres' : 'sqlite')).split(',').map((d) => d.trim()) as Dialect[];
   if (dialects.includes('postgres') && !values['database-url']) throw new Error('--dialects postgres needs --database-url postgres://...');
-  return { sizes, dialects, databaseUrl: values['database-url'], seed: values.seed };
+  // --routes scores,page,...: only the operations whose path after /v1/query/ starts with one of these.
+  const routes = values.routes?.split(',').map((r) => r.trim()).filter(Boolean) ?? null;
+  return { sizes, dialects, databaseUrl: values['database-url'], seed: values.seed, routes };
 }
 
 async function measure(url: string, headers: Record<string, string>): Promise<Measure> {
@@ -124,7 +128,7 @@ function routePaths(doc: { paths: Record<string, { get?: { parameters?: { in: st
   return paths;
 }
 
-async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl: string | undefined, barePort: number): Promise<RunResult> {
+async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl: string | undefined, barePort: number, only: string[] | null): Promise<RunResult> {
   const endAt = Math.floor(Date.now() / HOUR) * HOUR;
   const dataset = await ensureDataset({ dialect, signals: SIZES[size], seed, endAt, baseUrl: databaseUrl }, (line) => console.error(line));
   const coldStartMs: number[] = [];
@@ -140,7 +144,7 @@ async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl:
     const doc = await (await fetch(`${base}/v1/openapi.json`)).json();
     const headers = { authorization: `Bearer ${dataset.secretKey}` };
     await measure(`http://127.0.0.1:${barePort}/v1/query/bare`, {}); // warm-up, not reported
-    for (const path of routePaths(doc, dataset)) {
+    for (const path of routePaths(doc, dataset).filter((p) => !only || only.some((r) => p.startsWith(`/v1/query/${r}`)))) {
       const check = await fetch(`${base}${path}`, { headers });
       if (check.status !== 200) throw new Error(`GET ${path} answered ${check.status}: ${(await check.text()).slice(0, 300)}`);
       await check.arrayBuffer().catch(() => undefined);
@@ -208,14 +212,14 @@ function scaling(runs: RunResult[]): string {
 }
 
 export async function runReadsBench(argv: string[] = []): Promise<string> {
-  const { sizes, dialects, databaseUrl, seed } = parse(argv);
+  const { sizes, dialects, databaseUrl, seed, routes: only } = parse(argv);
   const barePort = await freePort();
   const bare = await startChild([TSX, resolve(import.meta.dirname, 'bare-server.ts')], { PORT: String(barePort) }, /ready/);
   const runs: RunResult[] = [];
   try {
     for (const dialect of dialects) {
       for (const size of sizes) {
-        runs.push(await runOne(dialect, size, seed, databaseUrl, barePort));
+        runs.push(await runOne(dialect, size, seed, databaseUrl, barePort, only));
         // Each table as soon as it is measured, so a long run that stops early keeps its results.
         console.error(`\n${table(runs.at(-1)!)}\n`);
       }
