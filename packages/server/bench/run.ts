@@ -1,21 +1,25 @@
-// `npm run bench -- <name>`: runs one benchmark and prints its figures as Markdown for
-// BENCHMARKS.md (machine and date included). Figures are ratios against a baseline measured
-// in the same run on the same machine.
+// `npm run bench -- <name> [options]`: runs one benchmark (or `all` of them in sequence) and
+// prints its figures as Markdown for BENCHMARKS.md (machine and date included). Figures are
+// ratios against a baseline measured in the same run on the same machine.
 import { cpus, totalmem } from 'node:os';
 
-const benches: Record<string, () => Promise<string>> = {
+const benches: Record<string, (argv: string[]) => Promise<string>> = {
   ingest: async () => (await import('./ingest.ts')).runIngestBench(),
   pipeline: async () => (await import('./pipeline.ts')).runPipelineBench(),
   dashboard: async () => (await import('./dashboard.ts')).runDashboardBench(),
   stall: async () => (await import('./stall.ts')).runStallBench(),
+  reads: async (argv) => (await import('./reads.ts')).runReadsBench(argv),
 };
 
 const name = process.argv[2];
-if (!name || !benches[name]) {
-  console.error(`usage: npm run bench -- <${Object.keys(benches).join('|')}>`);
+if (!name || !(benches[name] || name === 'all')) {
+  console.error(`usage: npm run bench -- <${[...Object.keys(benches), 'all'].join('|')}> [options; \`reads\` and \`all\` take --sizes, --dialects, --database-url, --seed]`);
   process.exit(2);
 }
 const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-const report = await benches[name]();
-console.log(`\n### ${name} (${new Date().toISOString().slice(0, 10)}; ${machine})\n\n${report}`);
+// `all` passes its options to the benches that take them (only `reads` does).
+for (const bench of name === 'all' ? Object.keys(benches) : [name]) {
+  const report = await benches[bench](process.argv.slice(3));
+  console.log(`\n### ${bench} (${new Date().toISOString().slice(0, 10)}; ${machine})\n\n${report}`);
+}
 process.exit(0);

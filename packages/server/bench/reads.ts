@@ -1,0 +1,236 @@
+// Read routes against dataset size (issue 17, items 1 and 7). For each dialect and size: the
+// deterministic dataset of bench/dataset.ts (built once, then cached), `mallard serve
+// --no-worker` on it, and every GET /v1/query/* operation of the served OpenAPI document at 32
+// connections, each right after the same load on a bare Fastify GET route in another process,
+// so each route's share of the bare route is measured next to it. Also the server's peak RSS
+// (VmHWM) and cold start: process start to the first 200 from /readyz (median of 3).
+//
+//   npm run bench -- reads                                     100k and 1M signals on SQLite
+//   npm run bench -- reads --sizes 100k --dialects sqlite,postgres --database-url postgres://...
+//   npm run bench -- reads --routes scores,page,issues          only these operations
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import type { Dialect } from '../src/store/db.ts';
+import { BENCH_SECRET, ensureDataset, SIZES, type Dataset } from './dataset.ts';
+import { freePort, startChild } from './ingest.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const BIN = resolve(import.meta.dirname, '../bin/mallard.js');
+const TSX = resolve(import.meta.dirname, '../../../node_modules/tsx/dist/cli.mjs');
+const HOUR = 60 * 60 * 1000;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+interface Measure { rps: number; p50: number; p99: number; bad: number; completed: number }
+interface RouteResult { route: string; bare: Measure | null; real: Measure | null; aloneMs: number }
+interface RunResult { dialect: Dialect; size: string; dataset: Dataset; routes: RouteResult[]; peakRssMb: number; coldStartMs: number[]; load: string }
+
+function parse(argv: string[]) {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      sizes: { type: 'string', default: '100k,1m' },
+      dialects: { type: 'string' },
+      'database-url': { type: 'string' },
+      seed: { type: 'string', default: 'mallard' },
+      routes: { type: 'string' },
+    },
+  });
+  const sizes = values.sizes.split(',').map((s) => s.trim().toLowerCase());
+  for (const size of sizes) if (!SIZES[size]) throw new Error(`unknown size ${size}; one of ${Object.keys(SIZES).join(', ')}`);
+  const dialects = (values.dialects ?? (values['database-url'] ? 'sqlite,postgres' : 'sqlite')).split(',').map((d) => d.trim()) as Dialect[];
+  if (dialects.includes('postgres') && !values['database-url']) throw new Error('--dialects postgres needs --database-url postgres://...');
+  // --routes scores,page,...: only the operations whose path after /v1/query/ starts with one of these.
+  const routes = values.routes?.split(',').map((r) => r.trim()).filter(Boolean) ?? null;
+  return { sizes, dialects, databaseUrl: values['database-url'], seed: values.seed, routes };
+}
+
+async function measure(url: string, headers: Record<string, string>): Promise<Measure> {
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, headers, timeout: 30 });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts, completed: r.requests.total };
+}
+
+/** One request at a time: the route's own cost without queueing (median of 5). */
+async function alone(url: string, headers: Record<string, string>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const started = process.hrtime.bigint();
+    await (await fetch(url, { headers })).arrayBuffer();
+    times.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return median(times);
+}
+
+function peakRssMb(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+  return Math.round(Number(line?.match(/\d+/)?.[0] ?? 0) / 1024);
+}
+
+function serverEnv(dataset: Dataset, port: number): Record<string, string> {
+  return {
+    DATABASE_URL: dataset.url, MALLARD_SECRET: BENCH_SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+    MALLARD_DEMO: '0', RATE_LIMIT_QUERY_PER_MIN: '10000000', RATE_LIMIT_MANAGE_PER_MIN: '10000000',
+  };
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((done) => child.once('exit', done));
+}
+
+/**
+ * Spawns `mallard serve --no-worker` on the dataset and waits for its first 200 from /readyz;
+ * the milliseconds from spawn to that answer are the cold start.
+ */
+async function startServer(dataset: Dataset): Promise<{ child: ChildProcess; port: number; readyMs: number }> {
+  const port = await freePort();
+  const started = process.hrtime.bigint();
+  const child = spawn(process.execPath, [BIN, 'serve', '--no-worker'], { env: { ...process.env, ...serverEnv(dataset, port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200) return { child, port, readyMs: Number(process.hrtime.bigint() - started) / 1e6 };
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Values for the read routes' parameters, from the dataset; an unknown required one stops the run. */
+function routePaths(doc: { paths: Record<string, { get?: { parameters?: { in: string; name: string; required?: boolean }[] } }> }, dataset: Dataset): string[] {
+  const p = dataset.params;
+  const values: Record<string, string> = {
+    page: p.page, element: p.element, selector: p.element, session_id: p.sessionId, days: '7', limit: '20', table: 'signals',
+    a: p.page, b: p.otherPage, min_friction_weight: '0', issue_id: p.issueId ?? '', alert_id: p.alertId, deploy_id: p.deployId,
+    // The export streams every event of a range: the last day, not the whole 90 days.
+    from: String(dataset.endAt - 24 * HOUR), to: String(dataset.endAt),
+  };
+  const paths: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    if (!path.startsWith('/v1/query/') || !item.get) continue;
+    let filled = path;
+    const query = new URLSearchParams();
+    for (const param of item.get.parameters ?? []) {
+      if (param.in === 'path') {
+        if (!values[param.name]) throw new Error(`${path}: no value for path parameter ${param.name}`);
+        filled = filled.replace(`{${param.name}}`, encodeURIComponent(values[param.name]));
+      } else if (param.in === 'query' && param.required) {
+        if (!(param.name in values)) throw new Error(`${path} requires "${param.name}"; add a value in bench/reads.ts`);
+        query.set(param.name, values[param.name]);
+      }
+    }
+    paths.push(`${filled}${query.size ? `?${query}` : ''}`);
+  }
+  return paths;
+}
+
+async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl: string | undefined, barePort: number, only: string[] | null): Promise<RunResult> {
+  const endAt = Math.floor(Date.now() / HOUR) * HOUR;
+  const dataset = await ensureDataset({ dialect, signals: SIZES[size], seed, endAt, baseUrl: databaseUrl }, (line) => console.error(line));
+  const coldStartMs: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const { child, readyMs } = await startServer(dataset);
+    coldStartMs.push(readyMs);
+    await stop(child);
+  }
+  const { child: server, port } = await startServer(dataset);
+  const routes: RouteResult[] = [];
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    const doc = await (await fetch(`${base}/v1/openapi.json`)).json();
+    const headers = { authorization: `Bearer ${dataset.secretKey}` };
+    await measure(`http://127.0.0.1:${barePort}/v1/query/bare`, {}); // warm-up, not reported
+    for (const path of routePaths(doc, dataset).filter((p) => !only || only.some((r) => p.startsWith(`/v1/query/${r}`)))) {
+      const check = await fetch(`${base}${path}`, { headers });
+      if (check.status !== 200) throw new Error(`GET ${path} answered ${check.status}: ${(await check.text()).slice(0, 300)}`);
+      await check.arrayBuffer().catch(() => undefined);
+      const aloneMs = await alone(`${base}${path}`, headers);
+      // A bulk export streams the whole range: 32 of them at once outlive the 5 s window and
+      // keep the server busy through the next routes' runs, so it is measured alone only.
+      if (path.includes('/export/')) {
+        console.error(`${dialect} ${size} ${path}: alone ${aloneMs.toFixed(0)} ms (not under load)`);
+        routes.push({ route: path, bare: null, real: null, aloneMs });
+        continue;
+      }
+      const bare = await measure(`http://127.0.0.1:${barePort}/v1/query/bare`, {});
+      const real = await measure(`${base}${path}`, headers);
+      console.error(`${dialect} ${size} ${path}: ${real.rps.toFixed(0)} req/s (bare ${bare.rps.toFixed(0)}), p50 ${real.p50} p99 ${real.p99}, alone ${aloneMs.toFixed(0)} ms`);
+      routes.push({ route: path, bare, real, aloneMs });
+    }
+    return { dialect, size, dataset, routes, peakRssMb: peakRssMb(server.pid!), coldStartMs, load: loadavg().map((l) => l.toFixed(1)).join(', ') };
+  } finally {
+    await stop(server);
+  }
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+/** The route as its operation: path parameters back to their names, query values dropped. */
+const operation = (path: string) => path.split('?')[0].replace(/\/[0-9a-f]{8}-[0-9a-f-]{27}$/, (m) => (path.includes('/issues/') ? '/{issue_id}' : path.includes('/alerts/') ? '/{alert_id}' : '/{deploy_id}'));
+
+function table(run: RunResult): string {
+  const lines = [
+    `#### ${run.dialect}, ${run.size} signals`,
+    '',
+    `Dataset: ${Object.entries(run.dataset.counts).map(([t, n]) => `${fmt(n)} ${t}`).join(', ')}; ${run.dataset.siteIds.length} sites, 90 days (built in ${fmt(run.dataset.buildSeconds)} s). Peak server RSS **${run.peakRssMb} MB**; cold start to the first 200 from /readyz **${fmt(median(run.coldStartMs))} ms** (median of ${run.coldStartMs.map(fmt).join(' / ')}); load average at the end ${run.load}.`,
+    '',
+    '| route | req/s | bare req/s | share of bare | p50 ms | p99 ms | bare p50 / p99 ms | alone ms | answered | non-2xx/errors |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of run.routes) {
+    if (!r.real || !r.bare) {
+      lines.push(`| \`${r.route}\` | | | | | | | ${fmt(r.aloneMs)} | | |`);
+      continue;
+    }
+    // A route slower than the run answers nothing in it: its latencies are then unknown, not 0.
+    const latency = r.real.completed > 0 ? `${r.real.p50} | ${r.real.p99}` : `> ${SECONDS * 1000} | > ${SECONDS * 1000}`;
+    lines.push(`| \`${r.route}\` | ${fmt(r.real.rps)} | ${fmt(r.bare.rps)} | ${(r.real.rps / r.bare.rps * 100).toFixed(1)} % | ${latency} | ${r.bare.p50} / ${r.bare.p99} | ${fmt(r.aloneMs)} | ${r.real.completed} | ${r.real.bad} |`);
+  }
+  return lines.join('\n');
+}
+
+/** Each route's throughput at the largest size over the smallest, per dialect. */
+function scaling(runs: RunResult[]): string {
+  const out: string[] = [];
+  for (const dialect of new Set(runs.map((r) => r.dialect))) {
+    const mine = runs.filter((r) => r.dialect === dialect).sort((a, b) => a.dataset.signals - b.dataset.signals);
+    if (mine.length < 2) continue;
+    const [small, large] = [mine[0], mine.at(-1)!];
+    out.push(`#### ${dialect}: ${large.size} against ${small.size}`, '', `| route | alone ${small.size} ms | alone ${large.size} ms | ratio | share of bare ${small.size} / ${large.size} |`, '|---|---|---|---|---|');
+    for (const r of large.routes) {
+      const s = small.routes.find((x) => operation(x.route) === operation(r.route));
+      if (!s) continue;
+      const share = (x: RouteResult) => (x.real && x.bare ? `${(x.real.rps / x.bare.rps * 100).toFixed(1)} %` : 'alone only');
+      out.push(`| \`${operation(r.route)}\` | ${fmt(s.aloneMs)} | ${fmt(r.aloneMs)} | ${(r.aloneMs / s.aloneMs).toFixed(2)}x | ${share(s)} / ${share(r)} |`);
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+export async function runReadsBench(argv: string[] = []): Promise<string> {
+  const { sizes, dialects, databaseUrl, seed, routes: only } = parse(argv);
+  const barePort = await freePort();
+  const bare = await startChild([TSX, resolve(import.meta.dirname, 'bare-server.ts')], { PORT: String(barePort) }, /ready/);
+  const runs: RunResult[] = [];
+  try {
+    for (const dialect of dialects) {
+      for (const size of sizes) {
+        runs.push(await runOne(dialect, size, seed, databaseUrl, barePort, only));
+        // Each table as soon as it is measured, so a long run that stops early keeps its results.
+        console.error(`\n${table(runs.at(-1)!)}\n`);
+      }
+    }
+  } finally {
+    await stop(bare);
+  }
+  return [
+    `Every GET /v1/query/* operation of the served OpenAPI document, ${CONNECTIONS} connections, ${SECONDS} s each, right after ${SECONDS} s on a bare Fastify GET route (another process, same machine); \`mallard serve --no-worker\` with rate limits raised; seed \`${seed}\`. Latencies in ms (autocannon's p50 and p99).`,
+    '',
+    ...runs.map(table).flatMap((t) => [t, '']),
+    scaling(runs),
+  ].join('\n');
+}
