@@ -18,7 +18,7 @@ import { migrateToLatest } from '../src/store/migrate.ts';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const EVENTS_PER_BATCH = 50;
-const SECRET = 'bench-secret-bench-secret-bench-secret-00';
+export const SECRET = 'bench-secret-bench-secret-bench-secret-00';
 const BIN = resolve(import.meta.dirname, '../bin/mallard.js');
 const TSX = resolve(import.meta.dirname, '../../../node_modules/tsx/dist/cli.mjs');
 
@@ -76,12 +76,18 @@ async function load(port: number, key: string, firstCounter: number) {
   return { requests: result.requests.total, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
 }
 
-export async function runIngestBench(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'mallard-bench-'));
+/** A fresh migrated SQLite store in a temporary directory, with one org (its site and keys). */
+export async function benchStore(prefix: string) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
   const url = `sqlite:${join(dir, 'bench.db')}`;
   const store = openStore(url);
   await migrateToLatest(store.db);
   const org = await bootstrapOrg(store, new Secrets(SECRET), { org: 'Bench', siteName: 'Bench', siteUrl: 'https://shop.example', email: 'bench@example.com', password: 'bench-password' }, Date.now());
+  return { dir, url, store, org };
+}
+
+export async function runIngestBench(): Promise<string> {
+  const { dir, url, store, org } = await benchStore('mallard-bench-');
 
   // 1. Baseline: bare Fastify route, same bodies.
   const barePort = await freePort();

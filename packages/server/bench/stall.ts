@@ -4,21 +4,15 @@
 // with the read pool off (MALLARD_SQLITE_READERS=0, every read on the main thread: before) and
 // once with it on (the default: after). The figure that matters is the ratio of ingest with
 // reads to ingest alone, each pair measured back to back on the same store.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { rmSync } from 'node:fs';
 import autocannon from 'autocannon';
-import { Secrets } from '../src/auth/secrets.ts';
-import { bootstrapOrg } from '../src/features/orgs/bootstrap.ts';
-import { openStore } from '../src/store/db.ts';
-import { migrateToLatest } from '../src/store/migrate.ts';
-import { batchBody, freePort, startChild } from './ingest.ts';
+import { batchBody, benchStore, freePort, SECRET, startChild } from './ingest.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SEED_BATCHES = Number(process.env.BENCH_SEED_BATCHES ?? 2000);
 const INGEST_CONNECTIONS = 16;
 const READ_CONNECTIONS = 8;
-const SECRET = 'bench-secret-bench-secret-bench-secret-00';
 const BIN = resolve(import.meta.dirname, '../bin/mallard.js');
 let counter = 1;
 
@@ -59,11 +53,7 @@ async function withServer<T>(url: string, readers: number, run: (port: number) =
 }
 
 export async function runStallBench(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'mallard-bench-stall-'));
-  const url = `sqlite:${join(dir, 'bench.db')}`;
-  const store = openStore(url);
-  await migrateToLatest(store.db);
-  const org = await bootstrapOrg(store, new Secrets(SECRET), { org: 'Bench', siteName: 'Bench', siteUrl: 'https://shop.example', email: 'bench@example.com', password: 'bench-password' }, Date.now());
+  const { dir, url, store, org } = await benchStore('mallard-bench-stall-');
   await store.close();
   const key = org.keys.publishable;
   const token = org.keys.secret;
