@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Database } from '../store/tables.ts';
-import { scorePagesStep, scoreSpan, type ScoreStepResult } from './score-pages.ts';
+import { scorePagesStep, scoreSpans, type ScoreStepResult } from './score-pages.ts';
 import { clusterStep, type ClusterStepResult } from './cluster-step.ts';
 import { verifyStep, type VerifyStepResult } from './verify-step.ts';
 import { alertStep, type AlertStepResult } from './alert-step.ts';
@@ -41,6 +41,8 @@ export async function releaseSite(db: Kysely<Database>, siteId: string, holder: 
 /**
  * Deploys between 5 minutes and 48 hours old get their after-score from [deploy, T); one whose
  * window has no active user yet keeps it null (no post-deploy data is not a score of 0).
+ * All of them come from one read of [oldest deploy, T): a site that deploys often would
+ * otherwise have the same rows scanned once per deploy, every cycle.
  */
 export async function refreshDeploysAfter(db: Kysely<Database>, siteId: string, cycleAt: number): Promise<number> {
   const deploys = await db.selectFrom('deploys').select(['id', 'deployed_at', 'confusion_before'])
@@ -48,9 +50,10 @@ export async function refreshDeploysAfter(db: Kysely<Database>, siteId: string, 
     .where('deployed_at', '<=', cycleAt - DEPLOY_SETTLE_MS)
     .where('deployed_at', '>=', cycleAt - DEPLOY_TRACK_MS)
     .execute();
+  const scores = await scoreSpans(db, siteId, deploys.map((d) => d.deployed_at), cycleAt);
   let updated = 0;
   for (const deploy of deploys) {
-    const after = await scoreSpan(db, siteId, deploy.deployed_at, cycleAt);
+    const after = scores.get(deploy.deployed_at)!;
     if (after.pages.length === 0) continue;
     await db.updateTable('deploys').set({
       confusion_after: after.overall,

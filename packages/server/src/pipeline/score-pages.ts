@@ -8,8 +8,8 @@ import type { Database, PageScoresTable } from '../store/tables.ts';
 import { weightResolver } from '../domain/signals.ts';
 import { loadSignalWeights } from '../domain/site-config.ts';
 import {
-  BASELINE_MS, baseline, clampScore, deviationFrom, MAX_WINDOW_MS, MIN_ACTIVE_FOR_WINDOW, MIN_ACTIVE_TO_SCORE,
-  overallScore, rawScore, scorePage, scoringWindow, trendOf, weighSignals, type PageScore, type RawSums, type SignalFire,
+  BASELINE_MS, baseline, deviationFrom, MAX_WINDOW_MS, MIN_ACTIVE_FOR_WINDOW, MIN_ACTIVE_TO_SCORE, overallScore, rawScore,
+  scorePage, scoringWindow, spanScores, trendOf, weighSignals, type PageScore, type RawSums, type SignalFire, type SpanScore,
 } from './scoring.ts';
 
 interface PageFire extends SignalFire { page: string; element: string }
@@ -168,22 +168,16 @@ export async function scorePagesStep(db: Kysely<Database>, siteId: string, cycle
 }
 
 /**
- * Scores of the window [from, to) without extension: what deploy before/after comparisons use.
- * Signals of issues ignored before `to` are left out, as in page scores.
+ * Scores of the windows [start, to) without extension, for every start: what deploy after-scores
+ * use. One read of [earliest start, to) serves them all (spanScores sweeps it). Signals of issues
+ * ignored before `to` are left out, as in page scores.
  */
-export async function scoreSpan(db: Kysely<Database>, siteId: string, from: number, to: number) {
+export async function scoreSpans(db: Kysely<Database>, siteId: string, starts: readonly number[], to: number): Promise<Map<number, SpanScore>> {
+  if (starts.length === 0) return new Map();
+  const from = Math.min(...starts);
   const weight = weightResolver(await loadSignalWeights(db, siteId));
-  const users = await lastSeenByPage(db, siteId, from, to, []);
+  const lastSeen = (await lastSeenByPage(db, siteId, from, to, [])).map((r) => ({ page: r.page, user: r.u, last: Number(r.last) }));
   const ignored = await ignoredFingerprints(db, siteId, to);
   const fires = (await firesBetween(db, siteId, from, to)).filter((f) => !ignored.has(`${f.page}\u0000${f.type}\u0000${f.element}`));
-  const active = new Map<string, number>();
-  for (const r of users) active.set(r.page, (active.get(r.page) ?? 0) + 1);
-  const pages = [...active.entries()].map(([page, activeUsers]) => {
-    const pageFires = fires.filter((f) => f.page === page);
-    const { total } = weighSignals(pageFires, weight);
-    const affected = new Set(pageFires.filter((f) => weight(f.type) > 0).map((f) => f.user)).size;
-    return { page, score: clampScore(rawScore(total, activeUsers, affected)), active_users: activeUsers };
-  }).sort((a, b) => b.score - a.score || b.active_users - a.active_users || a.page.localeCompare(b.page));
-  return { overall: overallScore(pages.map((p) => ({ score: p.score, activeUsers: p.active_users }))), pages };
+  return spanScores({ lastSeen, fires, weight, starts });
 }
-

@@ -183,3 +183,66 @@ export function overallScore(pages: readonly { score: number; activeUsers: numbe
   if (users === 0) return 0;
   return round1(pages.reduce((sum, p) => sum + p.score * p.activeUsers, 0) / users);
 }
+
+/** A user's latest event on a page in the rows' span. */
+export interface PageLastSeen { page: string; user: string; last: number }
+
+export interface PageSignalFire extends SignalFire { page: string }
+
+export interface SpanScore { overall: number; pages: { page: string; score: number; active_users: number }[] }
+
+/**
+ * Scores of the windows [start, T) for several starts at once (deploy after-scores, DOMAIN.md 6),
+ * from the rows of [earliest start, T): per page, the users whose latest event is at or after the
+ * start, over the counted fires at or after it; no window extension, no minimum of users.
+ * One sweep, starts and rows newest first: each window's rows are the previous window's plus
+ * the ones between the two starts, so the cost is rows + starts x pages, not starts x rows.
+ * Per page, confidences are summed per type and types weighed in order of first fire, as
+ * weighSignals does; the sums run newest first.
+ * Returns, per start, the pages with at least one active user (highest score first, then most
+ * users, then page) and the overall score.
+ */
+export function spanScores(input: {
+  lastSeen: readonly PageLastSeen[];
+  fires: readonly PageSignalFire[];
+  weight: (type: string) => number;
+  starts: readonly number[];
+}): Map<number, SpanScore> {
+  const { weight } = input;
+  const seen = [...input.lastSeen].sort((a, b) => b.last - a.last);
+  // A weight of 0 switches a type off: such fires neither weigh nor make a user affected.
+  const fires = input.fires.filter((f) => weight(f.type) > 0).sort((a, b) => b.at - a.at);
+  const pages = new Map<string, { active: number; affected: Set<string>; confidence: Map<string, number>; score: number; dirty: boolean }>();
+  const pageOf = (page: string) => {
+    let state = pages.get(page);
+    if (!state) pages.set(page, (state = { active: 0, affected: new Set(), confidence: new Map(), score: 0, dirty: true }));
+    state.dirty = true;
+    return state;
+  };
+  const out = new Map<number, SpanScore>();
+  let s = 0;
+  let f = 0;
+  for (const start of [...new Set(input.starts)].sort((a, b) => b - a)) {
+    for (; s < seen.length && seen[s].last >= start; s++) pageOf(seen[s].page).active++;
+    for (; f < fires.length && fires[f].at >= start; f++) {
+      const fire = fires[f];
+      const state = pageOf(fire.page);
+      state.confidence.set(fire.type, (state.confidence.get(fire.type) ?? 0) + clampConfidence(fire.confidence));
+      state.affected.add(fire.user);
+    }
+    const scored: SpanScore['pages'] = [];
+    for (const [page, state] of pages) {
+      if (state.active === 0) continue;
+      if (state.dirty) {
+        let total = 0;
+        for (const [type, confidence] of state.confidence) total += weight(type) * confidence;
+        state.score = clampScore(rawScore(total, state.active, state.affected.size));
+        state.dirty = false;
+      }
+      scored.push({ page, score: state.score, active_users: state.active });
+    }
+    scored.sort((a, b) => b.score - a.score || b.active_users - a.active_users || a.page.localeCompare(b.page));
+    out.set(start, { overall: overallScore(scored.map((p) => ({ score: p.score, activeUsers: p.active_users }))), pages: scored });
+  }
+  return out;
+}
