@@ -6,9 +6,9 @@
 // Without it that read walked every event of the site's 30 days through events_site_time to
 // find a handful of track events. Partial (type = 'track'), so ingest pays for it only on
 // track events, not on every pageview and signal.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.createIndex('events_site_track').on('events').columns(['site_id', 'name', 'occurred_at'])
-    .where('type', '=', 'track').execute();
+    .where(sql.ref('type'), '=', 'track').execute();
 }
