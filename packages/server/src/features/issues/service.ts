@@ -40,6 +40,12 @@ async function loadIssue(db: Kysely<Database>, siteId: string, id: string) {
   return issue;
 }
 
+/** The sessions of an issue's evidence, by the unique (site_id, sid) index. */
+export function linkedSessionsQuery(db: Kysely<Database>, siteId: string, sids: string[]) {
+  return db.selectFrom('sessions').select(['sid', 'first_seen_at', 'last_seen_at', 'entry_page', 'converted', 'device_type'])
+    .where('site_id', '=', siteId).where('sid', 'in', sids);
+}
+
 export async function issueDetail({ ctx, input }: { ctx: ServiceContext; input: { issue_id: string; site_id?: string } }) {
   const site = await resolveSite(ctx, input.site_id);
   const siteId = site.id;
@@ -55,9 +61,10 @@ export async function issueDetail({ ctx, input }: { ctx: ServiceContext; input: 
       .orderBy('deployed_at', 'desc').limit(1).execute(),
   ]);
   const sids = [...new Set(evidence.map((e) => e.sid))];
+  // Most recent first, sorted here: with ORDER BY last_seen_at SQLite (no statistics) walked the
+  // site's whole sessions_site_last_seen instead of looking these few sessions up by id.
   const sessions = sids.length
-    ? await ctx.db.selectFrom('sessions').select(['sid', 'first_seen_at', 'last_seen_at', 'entry_page', 'converted', 'device_type'])
-      .where('site_id', '=', siteId).where('sid', 'in', sids).orderBy('last_seen_at', 'desc').execute()
+    ? (await linkedSessionsQuery(ctx.db, siteId, sids).execute()).sort((a, b) => b.last_seen_at - a.last_seen_at || (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : 0))
     : [];
   return {
     ...toIssueRecord(issue),

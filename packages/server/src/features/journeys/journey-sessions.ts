@@ -17,12 +17,22 @@ export async function recentSessionIds(db: Kysely<Database>, siteId: string, { w
   return rows.map((r) => r.sid);
 }
 
+/**
+ * The pageviews of these sessions, bounded by them: the unique index events_dedupe
+ * (site_id, sid, ...) finds each session's events. Unordered on purpose: with an ORDER BY
+ * occurred_at SQLite (no statistics) read the site's whole events_site_time instead.
+ */
+export function pageviewsQuery(db: Kysely<Database>, siteId: string, sids: string[]) {
+  return db.selectFrom('events').select(['id', 'sid', 'page', 'occurred_at'])
+    .where('site_id', '=', siteId).where('sid', 'in', sids).where('type', '=', 'pageview');
+}
+
 export async function loadSessions(db: Kysely<Database>, siteId: string, sids: string[], withSignals: boolean): Promise<JourneySession[]> {
   if (sids.length === 0) return [];
   const byId = new Map<string, JourneySession>(sids.map((sid) => [sid, { sid, pageviews: [], signals: [] }]));
-  const views = await db.selectFrom('events').select(['sid', 'page', 'occurred_at'])
-    .where('site_id', '=', siteId).where('sid', 'in', sids).where('type', '=', 'pageview')
-    .orderBy('occurred_at', 'asc').orderBy('id', 'asc').execute();
+  const views = await pageviewsQuery(db, siteId, sids).execute();
+  // Each session's pageviews in order: occurred_at, then id.
+  views.sort((a, b) => a.occurred_at - b.occurred_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const v of views) byId.get(v.sid)!.pageviews.push({ page: v.page, at: v.occurred_at });
   if (withSignals) {
     const signals = await db.selectFrom('signals').select(['id', 'sid', 'signal_type', 'page', 'element', 'occurred_at', 'confidence'])

@@ -7,6 +7,7 @@ import { AppError } from '../../domain/errors.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
 import { buildNarrative } from './narrative.ts';
 import type { SessionQuery } from './schemas.ts';
+import { sessionEvents } from './session-events.ts';
 
 const SESSION_ID = /^[0-9a-fA-F]{32}$/;
 
@@ -18,14 +19,7 @@ export async function sessionTimeline({ ctx, input }: { ctx: ServiceContext; inp
   const sid = input.session_id.toLowerCase();
   const session = await ctx.db.selectFrom('sessions').selectAll().where('site_id', '=', site.id).where('sid', '=', sid).executeTakeFirst();
   if (!session) throw new AppError('not_found', 'Session not found');
-  const rows = await ctx.db.selectFrom('events')
-    .leftJoin('signals', 'signals.event_id', 'events.id')
-    .select(['events.id', 'events.type', 'events.page', 'events.occurred_at', 'events.name', 'events.props', 'events.referrer_page',
-      'events.signal_type', 'events.element', 'events.label', 'signals.confidence'])
-    .where('events.site_id', '=', site.id).where('events.sid', '=', sid)
-    .orderBy('events.occurred_at', 'asc').orderBy('events.id', 'asc')
-    .execute();
-
+  const rows = await sessionEvents(ctx.db, site.id, sid);
   const events = rows.map((r) => {
     const props = r.props ? (JSON.parse(r.props) as Record<string, unknown>) : null;
     return { row: r, props };
