@@ -9,6 +9,7 @@ import { sessionEventsQuery, sessionSignalsQuery } from '../src/features/session
 import { linkedSessionsQuery } from '../src/features/issues/service.ts';
 import { loadSessions } from '../src/features/journeys/journey-sessions.ts';
 import { revenueAtRisk } from '../src/pipeline/revenue.ts';
+import { exportChunkQuery } from '../src/features/raw/events-csv.ts';
 import { sqliteHandleOf } from '../src/store/db.ts';
 import type { Database } from '../src/store/tables.ts';
 import { createTestStore, T0, type TestStore } from './helpers/harness.ts';
@@ -75,5 +76,10 @@ describe('read query plans on SQLite', () => {
     const conversions = plans.find((p) => /from "events"/.test(p.sql));
     expect(conversions?.plan).toContain('SEARCH events USING INDEX events_site_track (site_id=? AND name=? AND occurred_at>? AND occurred_at<?)');
     expectBounded(conversions!.plan);
+  });
+
+  it('events export: each chunk seeks to where the last one ended, not from the site\'s first event', async () => {
+    const plan = await planOf(exportChunkQuery(test.store.db, SITE, null, null, { at: T0, id: sids[0] }).compile());
+    expect(plan).toContain('SEARCH events USING INDEX events_site_time (site_id=? AND occurred_at>?)');
   });
 });

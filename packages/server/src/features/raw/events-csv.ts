@@ -15,18 +15,25 @@ const EXPORT_CHUNK = 2000;
 const EXPORT_COLUMNS = ['id', 'sid', 'visitor_id', 'type', 'page', 'occurred_at', 'name', 'signal_type', 'element', 'label', 'referrer_page', 'environment', 'props'] as const;
 export const EXPORT_HEADER = ['id', 'session_id', 'visitor_id', 'type', 'page', 'occurred_at', 'name', 'signal_type', 'element_selector', 'label', 'referrer_page', 'environment', 'props'];
 
+/** One chunk of the export: the events after `after` (by time, then id), oldest first. */
+export function exportChunkQuery(db: Kysely<Database>, siteId: string, from: number | null, to: number | null, after: { at: number; id: string } | null) {
+  let query = db.selectFrom('events').select(EXPORT_COLUMNS).where('site_id', '=', siteId);
+  if (from !== null) query = query.where('occurred_at', '>=', from);
+  if (to !== null) query = query.where('occurred_at', '<', to);
+  if (after) {
+    const { at, id } = after;
+    // The bare `>=` lets the (site_id, occurred_at) index seek to the chunk's start; with
+    // only the OR below SQLite walked the site's events from the first one for every chunk.
+    query = query.where('occurred_at', '>=', at).where((eb) => eb.or([eb('occurred_at', '>', at), eb('id', '>', id)]));
+  }
+  return query.orderBy('occurred_at', 'asc').orderBy('id', 'asc').limit(EXPORT_CHUNK);
+}
+
 async function* exportEvents(db: Kysely<Database>, siteId: string, from: number | null, to: number | null) {
   yield csvRow(EXPORT_HEADER);
   let after: { at: number; id: string } | null = null;
   for (;;) {
-    let query = db.selectFrom('events').select(EXPORT_COLUMNS).where('site_id', '=', siteId);
-    if (from !== null) query = query.where('occurred_at', '>=', from);
-    if (to !== null) query = query.where('occurred_at', '<', to);
-    if (after) {
-      const { at, id } = after;
-      query = query.where((eb) => eb.or([eb('occurred_at', '>', at), eb.and([eb('occurred_at', '=', at), eb('id', '>', id)])]));
-    }
-    const rows = await query.orderBy('occurred_at', 'asc').orderBy('id', 'asc').limit(EXPORT_CHUNK).execute();
+    const rows = await exportChunkQuery(db, siteId, from, to, after).execute();
     if (rows.length === 0) return;
     let chunk = '';
     for (const r of rows) {
