@@ -18,6 +18,27 @@ const user = sql<string>`coalesce(signals.visitor_id, signals.sid)`;
 
 export interface ClusterStepResult { created: number; updated: number }
 
+/**
+ * The EVIDENCE_PER_CYCLE newest signals of every group of [from, to), newest first, in one read
+ * of the window. A query per group read the whole window again for each group on SQLite (its
+ * planner, without statistics, takes the (site, time) index and filters page, type and element
+ * row by row): a cycle cost groups x window rows, minutes on a busy site.
+ */
+async function newestPerGroup(db: Kysely<Database>, siteId: string, from: number, to: number) {
+  const ranked = db.selectFrom('signals')
+    .select(['id', 'sid', 'occurred_at', 'page', 'signal_type', 'element',
+      sql<number>`row_number() over (partition by page, signal_type, element order by occurred_at desc, id desc)`.as('recency')])
+    .where('site_id', '=', siteId).where('occurred_at', '>=', from).where('occurred_at', '<', to);
+  const rows = await db.selectFrom(ranked.as('ranked')).select(['id', 'sid', 'occurred_at', 'page', 'signal_type', 'element'])
+    .where('recency', '<=', EVIDENCE_PER_CYCLE).orderBy('recency').execute();
+  const out = new Map<string, { id: string; sid: string; occurred_at: number }[]>();
+  for (const r of rows) {
+    const key = `${r.page}\u0000${r.signal_type}\u0000${r.element}`;
+    (out.get(key) ?? out.set(key, []).get(key)!).push({ id: r.id, sid: r.sid, occurred_at: r.occurred_at });
+  }
+  return out;
+}
+
 export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt: number): Promise<ClusterStepResult> {
   const from = cycleAt - CLUSTER_WINDOW_MS;
   const weight = weightResolver(await loadSignalWeights(db, siteId));
@@ -52,6 +73,7 @@ export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt:
   const recent = new Map((await db.selectFrom('signals').select(['page', 'signal_type', 'element', (eb) => eb.fn.countAll().as('n')])
     .where('site_id', '=', siteId).where('occurred_at', '>=', cycleAt - RECENT_MS).where('occurred_at', '<', cycleAt)
     .groupBy(['page', 'signal_type', 'element']).execute()).map((r) => [`${r.page}\u0000${r.signal_type}\u0000${r.element}`, Number(r.n)]));
+  const evidence = await newestPerGroup(db, siteId, from, cycleAt);
 
   let created = 0;
   let updated = 0;
@@ -97,9 +119,7 @@ export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt:
         updated++;
       }
       const target = existing.get(fp)!;
-      const samples = await trx.selectFrom('signals').select(['id', 'sid', 'occurred_at'])
-        .where('site_id', '=', siteId).where('page', '=', g.page).where('signal_type', '=', g.signal_type).where('element', '=', g.element)
-        .where('occurred_at', '>=', from).where('occurred_at', '<', cycleAt).orderBy('occurred_at', 'desc').limit(EVIDENCE_PER_CYCLE).execute();
+      const samples = evidence.get(key) ?? [];
       if (samples.length) {
         await trx.insertInto('issue_evidence').values(samples.map((s) => ({ id: uuidv7(), issue_id: target.id, signal_id: s.id, sid: s.sid, occurred_at: s.occurred_at })))
           .onConflict((oc) => oc.columns(['issue_id', 'signal_id']).doNothing()).execute();
