@@ -7,6 +7,7 @@ import * as issues from './migrations/0003-issues.ts';
 import * as alerts from './migrations/0004-alerts.ts';
 import * as deliveries from './migrations/0005-deliveries.ts';
 import * as operator from './migrations/0006-operator.ts';
+import * as elementRollup from './migrations/0008-element-rollup.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0004-alerts': alerts,
   '0005-deliveries': deliveries,
   '0006-operator': operator,
+  '0008-element-rollup': elementRollup,
 };
 
 /** Every migration this build knows, oldest first: a backup made by a newer build names others. */
