@@ -8,6 +8,7 @@ const benches: Record<string, (argv: string[]) => Promise<string>> = {
   pipeline: async () => (await import('./pipeline.ts')).runPipelineBench(),
   dashboard: async () => (await import('./dashboard.ts')).runDashboardBench(),
   stall: async () => (await import('./stall.ts')).runStallBench(),
+  elements: async () => (await import('./elements.ts')).runElementsBench(),
   reads: async (argv) => (await import('./reads.ts')).runReadsBench(argv),
 };
 
