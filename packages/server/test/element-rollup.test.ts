@@ -10,8 +10,9 @@ import type { PreparedEvent } from '../src/ingest/prepare.ts';
 import { topElements, topElementsFromRaw } from '../src/features/scores/top-elements.ts';
 import { eraseSessions } from '../src/features/privacy/service.ts';
 import { purgeExpiredRawData } from '../src/jobs/retention.ts';
+import { up as migrateRollup } from '../src/store/migrations/0008-element-rollup.ts';
 import { HOUR_MS, hourOf, withdrawSignals } from '../src/store/element-rollup.ts';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { eachDialect, useHarness, type Org } from './helpers/harness.ts';
 
 /** mulberry32: the same data on every run and dialect. */
@@ -179,6 +180,14 @@ eachDialect('element rollup', ({ name }) => {
       expect(left).toEqual([]);
       const hours = await h.store.db.selectFrom('element_rollup').select('hour').where('site_id', '=', org.site_id).where('hour', '<', hourOf(cutoff)).execute();
       expect(hours).toEqual([]);
+      await expectSameAsRaw();
+    });
+
+    it('when migration 0008 rolls up the signals already stored (an upgrade)', async () => {
+      await sql`drop table element_rollup`.execute(h.store.db);
+      await migrateRollup(h.store.db as Kysely<unknown>);
+      const rows = await h.store.db.selectFrom('element_rollup').select('hour').where('site_id', '=', org.site_id).execute();
+      expect(rows.length).toBeGreaterThan(100);
       await expectSameAsRaw();
     });
   });
