@@ -9,6 +9,7 @@ const benches: Record<string, (argv: string[]) => Promise<string>> = {
   dashboard: async () => (await import('./dashboard.ts')).runDashboardBench(),
   stall: async () => (await import('./stall.ts')).runStallBench(),
   deploys: async () => (await import('./deploys.ts')).runDeploysBench(),
+  elements: async () => (await import('./elements.ts')).runElementsBench(),
   reads: async (argv) => (await import('./reads.ts')).runReadsBench(argv),
   start: async () => (await import('./start.ts')).runStartBench(),
 };

@@ -55,7 +55,8 @@ eachDialect('migration 0007-read-indexes', ({ name }) => {
       });
       await store.db.insertInto('events').values([event('e1', 'pageview', null), event('e22', 'track', 'checkout_completed')]).execute();
 
-      expect(await migrateToLatest(store.db)).toEqual(['0007-read-indexes']);
+      // 0007 and every migration after it.
+      expect((await migrateToLatest(store.db))[0]).toBe('0007-read-indexes');
       if (name === 'sqlite') {
         const index = await sql<{ sql: string }>`select sql from sqlite_master where type = 'index' and name = 'events_site_track'`.execute(store.db);
         expect(index.rows[0]?.sql).toMatch(/\("site_id", "name", "occurred_at"\) where "type" = 'track'/);

@@ -6,11 +6,13 @@
 // Per group, in one transaction: session rows are created if new and locked (in key order,
 // so concurrent PostgreSQL writers cannot deadlock); events are inserted with ON CONFLICT DO
 // NOTHING (a retried batch stores nothing twice); signals follow only for the events that
-// were new; each session row is updated from its new events.
+// were new, and the element rollup (store/element-rollup.ts) adds the ones on an element;
+// each session row is updated from its new events.
 import { v7 as uuidv7 } from 'uuid';
 import type { Insertable, Kysely } from 'kysely';
 import type SQLite from 'better-sqlite3';
 import { sqliteHandleOf, type Dialect, type Store } from '../store/db.ts';
+import { addOneValues, addToRollup, SQLITE_ADD_ONE, type RollupSignal } from '../store/element-rollup.ts';
 import type { Database, EventsTable, SessionsTable, SignalsTable } from '../store/tables.ts';
 import type { PreparedEvent } from './prepare.ts';
 import { mergeSession, type BatchMeta, type SessionRow } from './session.ts';
@@ -38,7 +40,7 @@ const SIGNAL_COLUMNS = [
   'occurred_at', 'rx', 'ry', 'vx', 'vy', 'environment',
 ] as const satisfies readonly (keyof SignalsTable)[];
 
-interface HotStatements { event: SQLite.Statement; signal: SQLite.Statement }
+interface HotStatements { event: SQLite.Statement; signal: SQLite.Statement; rollup: SQLite.Statement }
 const hotStatements = new WeakMap<SQLite.Database, HotStatements>();
 
 /**
@@ -54,6 +56,7 @@ function prepared(file: SQLite.Database): HotStatements {
       event: file.prepare(`insert into events (${EVENT_COLUMNS.join(', ')}) values (${marks(EVENT_COLUMNS.length)})
         on conflict (site_id, sid, dedupe_key) do nothing returning id`),
       signal: file.prepare(`insert into signals (${SIGNAL_COLUMNS.join(', ')}) values (${marks(SIGNAL_COLUMNS.length)})`),
+      rollup: file.prepare(SQLITE_ADD_ONE),
     };
     hotStatements.set(file, found);
   }
@@ -143,8 +146,15 @@ export async function storeBatches(db: Kysely<Database>, dialect: Dialect, batch
       sessions.set(key, mergeSession(sessions.get(key)!, fresh, meta));
       changed.add(key);
     });
-    if (hot) for (const row of signalRows) hot.signal.run(valuesOf(row, SIGNAL_COLUMNS));
-    else for (const rows of chunks(signalRows)) await trx.insertInto('signals').values(rows).execute();
+    if (hot) {
+      for (const row of signalRows) {
+        hot.signal.run(valuesOf(row, SIGNAL_COLUMNS));
+        if (row.element !== '') hot.rollup.run(addOneValues(row as RollupSignal));
+      }
+    } else {
+      for (const rows of chunks(signalRows)) await trx.insertInto('signals').values(rows).execute();
+      await addToRollup(trx, signalRows as RollupSignal[], ROWS_PER_STATEMENT);
+    }
     for (const key of changed) {
       const { id, site_id: _site, sid: _sid, ...changes } = sessions.get(key)!;
       await trx.updateTable('sessions').set(changes).where('id', '=', id).execute();

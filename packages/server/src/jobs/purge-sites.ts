@@ -1,5 +1,7 @@
 // A deleted site is hidden at once (sites.deleted_at); its data goes afterwards, here.
+import { sql } from 'kysely';
 import type { Store } from '../store/db.ts';
+import { dropRollupRows } from '../store/element-rollup.ts';
 
 // Tables holding a site's data, children before parents. Issue and alert children go with
 // their parents through ON DELETE CASCADE.
@@ -35,6 +37,12 @@ async function purgeOnce(store: Pick<Store, 'db'>, batchSize: number): Promise<n
         removed += count;
         if (count < batchSize) break;
       }
+    }
+    // The element rollup has no id column (its key is the bucket): batches by key.
+    for (;;) {
+      const count = await dropRollupRows(store.db, id, sql`true`, batchSize);
+      removed += count;
+      if (count < batchSize) break;
     }
     await store.db.deleteFrom('api_keys').where('site_id', '=', id).execute();
     await store.db.deleteFrom('pipeline_state').where('site_id', '=', id).execute();

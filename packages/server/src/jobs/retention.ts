@@ -1,9 +1,10 @@
-// Raw data (events, signals, sessions, and the issue evidence that names their sessions) is
-// kept for the retention period, then deleted site by site in bounded batches, so no delete
-// holds a long lock or a long transaction. Scores, history, issues, alerts and deploys are
-// kept for the life of the site.
+// Raw data (events, signals, sessions, the issue evidence that names their sessions, and the
+// element rollup's hours, which name users) is kept for the retention period, then deleted
+// site by site in bounded batches, so no delete holds a long lock or a long transaction.
+// Scores, history, issues, alerts and deploys are kept for the life of the site.
 import type { Store } from '../store/db.ts';
 import { DAY_MS } from '../domain/time.ts';
+import { dropRollupHours, hourOf, withdrawSignals } from '../store/element-rollup.ts';
 
 const TIME_COLUMN = { events: 'occurred_at', signals: 'occurred_at', sessions: 'last_seen_at' } as const;
 
@@ -11,17 +12,30 @@ export async function purgeExpiredRawData(store: Store, now: number, retentionDa
   const cutoff = now - retentionDays * DAY_MS;
   const sites = await store.db.selectFrom('sites').select('id').execute();
   let removed = 0;
+  // The element rollup's buckets are hours: hours that end by the cutoff go whole (rollup and
+  // signals), and the signals of the hour holding the cutoff are withdrawn from the rollup as
+  // they go, so the rollup still equals the signals that remain (store/element-rollup.ts).
+  const cutoffHour = hourOf(cutoff);
   for (const { id: siteId } of sites) {
+    for (;;) {
+      const ids = (await store.db.selectFrom('signals').select('id').where('site_id', '=', siteId)
+        .where('occurred_at', '>=', cutoffHour).where('occurred_at', '<', cutoff).limit(batchSize).execute()).map((r) => r.id);
+      if (ids.length > 0) removed += await store.db.transaction().execute((trx) => withdrawSignals(trx, siteId, 'id', ids));
+      if (ids.length < batchSize) break;
+    }
     for (const [table, column] of Object.entries(TIME_COLUMN) as [keyof typeof TIME_COLUMN, string][]) {
+      const before = table === 'signals' ? cutoffHour : cutoff;
       for (;;) {
         const expired = store.db.selectFrom(table).select('id')
-          .where('site_id', '=', siteId).where(column as 'id', '<', cutoff as never).limit(batchSize);
+          .where('site_id', '=', siteId).where(column as 'id', '<', before as never).limit(batchSize);
         const result = await store.db.deleteFrom(table).where('id', 'in', expired).executeTakeFirst();
         const count = Number(result.numDeletedRows);
         removed += count;
         if (count < batchSize) break;
       }
     }
+    // Rollup rows are not raw rows: they are not counted in what this returns.
+    while (await dropRollupHours(store.db, siteId, cutoffHour, batchSize) === batchSize);
   }
   // Evidence rows name a session (its sid); they go with the raw data they point to.
   for (;;) {

@@ -8,6 +8,7 @@ import * as alerts from './migrations/0004-alerts.ts';
 import * as deliveries from './migrations/0005-deliveries.ts';
 import * as operator from './migrations/0006-operator.ts';
 import * as readIndexes from './migrations/0007-read-indexes.ts';
+import * as elementRollup from './migrations/0008-element-rollup.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0005-deliveries': deliveries,
   '0006-operator': operator,
   '0007-read-indexes': readIndexes,
+  '0008-element-rollup': elementRollup,
 };
 
 /** Every migration this build knows, oldest first: a backup made by a newer build names others. */

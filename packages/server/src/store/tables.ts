@@ -52,6 +52,11 @@ export interface SignalsTable {
   occurred_at: Ms; rx: number | null; ry: number | null; vx: number | null; vy: number | null;
   environment: string;
 }
+/** Signals on elements per (site, page, hour, element, type, user): see store/element-rollup.ts. */
+export interface ElementRollupTable {
+  site_id: string; page: string; hour: Ms; element: string; signal_type: string; user_key: string;
+  signals: number; label: string | null;
+}
 
 export interface PageScoresTable {
   id: string; site_id: string; page: string; score: number; raw_score: number; trend: string;
@@ -178,6 +183,7 @@ export interface Database {
   sessions: SessionsTable;
   events: EventsTable;
   signals: SignalsTable;
+  element_rollup: ElementRollupTable;
   page_scores: PageScoresTable;
   score_history: ScoreHistoryTable;
   ux_issues: UxIssuesTable;

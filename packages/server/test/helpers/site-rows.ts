@@ -58,7 +58,7 @@ const hex32 = () => randomBytes(16).toString('hex');
 let seeds = 0;
 
 /**
- * One set of a site's rows in every site table: a session with a pageview and a signal, scores
+ * One set of a site's rows in every site table: a session with a pageview and a signal (and its element rollup row), scores
  * and history, an issue with evidence, activity and a verification, a rule with its state and
  * cooldown and an alert with its timeline, a deploy, an annotation, a webhook with a delivery
  * and an attempt, an integration, an SDK config, an outbox entry, a site-scoped key and the
@@ -84,6 +84,9 @@ export async function seedSiteRows(store: Store, orgId: string, siteId: string, 
   await db.insertInto('signals').values({
     id: signalId, site_id: siteId, event_id: eventId, sid, visitor_id: null, signal_type: 'rage_click', page: '/',
     element: 'button.pay', label: null, confidence: 0.9, occurred_at: now, rx: 0.5, ry: 0.5, vx: 0.3, vy: 0.4, environment: 'production',
+  }).execute();
+  await db.insertInto('element_rollup').values({
+    site_id: siteId, page: '/', hour: now - (now % 3_600_000), element: 'button.pay', signal_type: 'rage_click', user_key: sid, signals: 1, label: null,
   }).execute();
 
   const page = `/p-${hex32()}`;

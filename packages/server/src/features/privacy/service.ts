@@ -3,7 +3,8 @@
 // or erased. A person's sessions are those with the visitor id, or with the user_ref plus
 // every session of the visitor ids those carry (their anonymous visits on the same device).
 // Erasure goes in batches of sessions, each batch in one transaction, so a crash leaves whole
-// sessions either erased or untouched, and running it again finishes the job. Aggregates that
+// sessions either erased or untouched, and running it again finishes the job. The element
+// rollup names users, so their signals leave it in the same transaction. Aggregates that
 // name no one (scores, issue counts, history) stay.
 import type { Kysely } from 'kysely';
 import { recordAudit } from '../../audit/record.ts';
@@ -11,6 +12,7 @@ import type { Secrets } from '../../auth/secrets.ts';
 import type { ServiceContext } from '../../domain/context.ts';
 import { invalidInput } from '../../domain/errors.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
+import { withdrawSignals } from '../../store/element-rollup.ts';
 import type { Database } from '../../store/tables.ts';
 import type { ErasureResult, SubjectQuery } from './schemas.ts';
 
@@ -124,11 +126,12 @@ export async function eraseSessions(db: Kysely<Database>, subject: Subject): Pro
     await db.transaction().execute(async (trx) => {
       const evidence = await trx.deleteFrom('issue_evidence').where('sid', 'in', batch)
         .where('issue_id', 'in', trx.selectFrom('ux_issues').select('id').where('site_id', '=', subject.siteId)).executeTakeFirst();
-      const signals = await trx.deleteFrom('signals').where('site_id', '=', subject.siteId).where('sid', 'in', batch).executeTakeFirst();
+      // The element rollup names users: their signals are withdrawn from it as they go.
+      const signals = await withdrawSignals(trx, subject.siteId, 'sid', batch);
       const events = await trx.deleteFrom('events').where('site_id', '=', subject.siteId).where('sid', 'in', batch).executeTakeFirst();
       const sessions = await trx.deleteFrom('sessions').where('site_id', '=', subject.siteId).where('sid', 'in', batch).executeTakeFirst();
       totals.issue_evidence += Number(evidence.numDeletedRows);
-      totals.signals += Number(signals.numDeletedRows);
+      totals.signals += signals;
       totals.events += Number(events.numDeletedRows);
       totals.sessions += Number(sessions.numDeletedRows);
     });
