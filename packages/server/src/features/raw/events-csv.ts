@@ -29,18 +29,20 @@ export function exportChunkQuery(db: Kysely<Database>, siteId: string, from: num
   return query.orderBy('occurred_at', 'asc').orderBy('id', 'asc').limit(EXPORT_CHUNK);
 }
 
+type ExportRow = Awaited<ReturnType<ReturnType<typeof exportChunkQuery>['execute']>>[number];
+
 async function* exportEvents(db: Kysely<Database>, siteId: string, from: number | null, to: number | null) {
   yield csvRow(EXPORT_HEADER);
   let after: { at: number; id: string } | null = null;
   for (;;) {
-    const rows = await exportChunkQuery(db, siteId, from, to, after).execute();
+    const rows: ExportRow[] = await exportChunkQuery(db, siteId, from, to, after).execute();
     if (rows.length === 0) return;
     let chunk = '';
     for (const r of rows) {
       chunk += csvRow([r.id, r.sid, r.visitor_id, r.type, r.page, new Date(r.occurred_at).toISOString(), r.name, r.signal_type, r.element, r.label, r.referrer_page, r.environment, r.props]);
     }
     yield chunk;
-    const last = rows[rows.length - 1];
+    const last: { occurred_at: number; id: string } = rows[rows.length - 1];
     after = { at: last.occurred_at, id: last.id };
     if (rows.length < EXPORT_CHUNK) return;
   }
