@@ -45,8 +45,8 @@ async function seeded(dialect: DialectName, cycles: 'db' | 'pipelineDb' | 'none'
 /** What the cycles stored, without the ids they drew and the site's id (two stores never share them; an issue's fingerprint hashes the site). */
 async function stored(store: Store, siteId: string) {
   const db = store.db;
-  const strip = (rows: Record<string, unknown>[], drop: string[] = []) =>
-    rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => !['id', 'site_id', 'fingerprint', ...drop].includes(k)).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])))).sort();
+  const strip = (rows: Record<string, unknown>[]) =>
+    rows.map((r) => JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => !['id', 'site_id', 'fingerprint'].includes(k)).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v])))).sort();
   const rules = new Map((await db.selectFrom('alert_rules').select(['id', 'name']).where('site_id', '=', siteId).execute()).map((r) => [r.id, r.name]));
   const alerts = (await db.selectFrom('alerts').selectAll().where('site_id', '=', siteId).execute()).map((a) => ({ ...a, rule_id: rules.get(a.rule_id ?? '') ?? null }));
   return {
@@ -66,15 +66,11 @@ eachDialect('a cycle through store.pipelineDb', ({ name }) => {
   it('stores exactly the rows a cycle through db stores, on the same data (the simulator\'s two days)', SLOW, async () => {
     const throughDb = await seeded(name, 'db');
     stores.push(throughDb.test);
-    const before = name === 'sqlite' ? 0 : null;
     const throughSplit = await seeded(name, 'pipelineDb');
     stores.push(throughSplit.test);
-    if (name === 'sqlite') {
-      expect(throughSplit.test.store.pipelineDb).not.toBe(throughSplit.test.store.db);
-      expect(served(throughSplit.test.store)).toBeGreaterThan(before!);
-    } else {
-      expect(throughSplit.test.store.pipelineDb).toBe(throughSplit.test.store.db);
-    }
+    // On PostgreSQL it is db itself: nothing changes there.
+    if (name === 'sqlite') expect(throughSplit.test.store.pipelineDb).not.toBe(throughSplit.test.store.db);
+    else expect(throughSplit.test.store.pipelineDb).toBe(throughSplit.test.store.db);
     const a = await stored(throughDb.test.store, throughDb.siteId);
     const b = await stored(throughSplit.test.store, throughSplit.siteId);
     // The story leaves something in every table, so the comparison compares something.
