@@ -115,6 +115,8 @@ program.command('pipeline')
       let busy = 0;
       for (const at of times) {
         for (const siteId of sites) {
+          // On db, not pipelineDb (the scheduler's): this process serves nothing else, so moving
+          // the reads off its main thread would only add a copy of every row between threads.
           const result = await runCycle(store.db, siteId, at, { intervalMs: interval, clock: systemClock });
           if (result.status === 'busy') busy++; else done++;
           if (!bar && result.status === 'done') {

@@ -1,6 +1,10 @@
 // Runs a cycle for every site at each multiple of the interval (UTC), inside `mallard serve`
 // or `mallard worker`. A tick that finds the previous round still running waits for it;
 // claims in the store keep several schedulers from running the same site at once.
+// Cycles run on the store's pipelineDb: on a SQLite file their plain reads (the scoring window's
+// events and signals, clustering, deploy after-scores) go to the read pool, so a cycle does not
+// stall the requests this process serves; its claim, writes and transactions stay on the main
+// connection (store/split-dialect.ts).
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
 import { runPeriodically, type JobLog, type Periodic } from '../jobs/periodic.ts';
@@ -13,8 +17,8 @@ export function startScheduler(store: Store, clock: Clock, intervalMs: number, l
   return runPeriodically(TICK_MS, async () => {
     const due = cycleTimeAt(clock.now(), intervalMs);
     if (due <= lastCycle) return;
-    for (const siteId of await activeSiteIds(store.db)) {
-      const result = await runCycle(store.db, siteId, due, { intervalMs, clock });
+    for (const siteId of await activeSiteIds(store.pipelineDb)) {
+      const result = await runCycle(store.pipelineDb, siteId, due, { intervalMs, clock });
       const cycleAt = new Date(due).toISOString();
       if (result.status === 'done') log.debug({ siteId, cycleAt, ...result.scores }, 'cycle done');
       else log.debug({ siteId, cycleAt }, 'cycle skipped: another process holds the site');

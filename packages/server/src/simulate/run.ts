@@ -8,7 +8,9 @@ import { buildApp, type App } from '../app.ts';
 import { ManualClock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { MemoryRateLimiter } from '../store/rate-limit.ts';
+import type { Kysely } from 'kysely';
 import type { Store } from '../store/db.ts';
+import type { Database } from '../store/tables.ts';
 import { runCycle } from '../pipeline/cycle.ts';
 import { runDeliveryOnce } from '../delivery/worker.ts';
 import type { AlertRuleSpec, SimAction, SimBatch, SimPlan } from './generate.ts';
@@ -27,6 +29,11 @@ export interface StoreSeedOptions {
   intervalMs?: number;
   /** Run the pipeline over the period (default true). */
   pipeline?: boolean;
+  /**
+   * What the backfill's cycles run on: store.db by default (nothing else waits on this
+   * process's main thread), store.pipelineDb to run them as the scheduler does.
+   */
+  cycleDb?: Kysely<Database>;
   /** Send the notifications queued along the way, as the delivery worker would (default true). */
   deliver?: boolean;
   onProgress?: Progress;
@@ -184,7 +191,7 @@ export async function seedStore(options: StoreSeedOptions): Promise<SeedSummary>
       }
       clock.set(at);
       // A cycle another process is running for the site ('busy') is left to it.
-      if ((await runCycle(store.db, siteId, at, { intervalMs: windowMs, clock })).status === 'done') summary.cycles++;
+      if ((await runCycle(options.cycleDb ?? store.db, siteId, at, { intervalMs: windowMs, clock })).status === 'done') summary.cycles++;
       if ((i + 1) % 24 === 0 || i === times.length - 1) options.onProgress?.('pipeline', i + 1, times.length);
     }
     if (options.deliver !== false) {

@@ -6,6 +6,7 @@ import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Driver } from 'kysely';
 import pg from 'pg';
 import { ReadPool, ReadPoolDialect } from './read-pool.ts';
+import { SplitDialect } from './split-dialect.ts';
 import type { Database } from './tables.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -18,6 +19,13 @@ export interface Store {
    * (PostgreSQL has its own pool; ':memory:' cannot be shared across threads) it is `db`.
    */
   readDb: Kysely<Database>;
+  /**
+   * For background work that reads much and writes some (the pipeline cycle). On a SQLite file
+   * with a read pool: a plain select outside a transaction runs on the pool, everything else
+   * (writes, raw SQL, every statement of a transaction) on the main connection
+   * (store/split-dialect.ts). Elsewhere it is `db`.
+   */
+  pipelineDb: Kysely<Database>;
   /** The SQLite read pool, when there is one. */
   readPool: ReadPool | null;
   dialect: Dialect;
@@ -73,9 +81,11 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     const readPool = target !== ':memory:' && readers > 0 ? new ReadPool(target, readers) : null;
     sqliteHandles.set(db, file);
     const readDb = readPool ? new Kysely<Database>({ dialect: new ReadPoolDialect(readPool) }) : db;
+    const pipelineDb = readPool ? new Kysely<Database>({ dialect: new SplitDialect({ main: db, reads: readDb }) }) : db;
     return {
       db,
       readDb,
+      pipelineDb,
       readPool,
       dialect,
       close: async () => { if (readDb !== db) await readDb.destroy(); await db.destroy(); cached.retire(); },
@@ -89,6 +99,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   return {
     db,
     readDb: db,
+    pipelineDb: db,
     readPool: null,
     dialect,
     close: () => db.destroy(),
