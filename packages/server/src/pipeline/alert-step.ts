@@ -3,6 +3,7 @@
 // either adds "still firing" to the rule's unresolved alert for the page (re-notifying at
 // most once per cooldown while nobody acknowledged it), or claims the cooldown atomically
 // and creates a new alert, so two workers evaluating at once fire one alert, never two.
+import { padInList } from '../store/in-list.ts';
 import { v7 as uuidv7 } from 'uuid';
 import type { Kysely } from 'kysely';
 import type { AlertRulesTable, AlertsTable, Database } from '../store/tables.ts';
@@ -72,7 +73,7 @@ async function pageContexts(db: Kysely<Database>, siteId: string, cycleAt: numbe
   const signalGroups: { page: string; element: string; signal_type: string; n: string | number | bigint }[] = [];
   for (const start of new Set(pages.map((p) => p.window_start))) {
     signalGroups.push(...await db.selectFrom('signals').select(['page', 'element', 'signal_type', (eb) => eb.fn.countAll().as('n')])
-      .where('site_id', '=', siteId).where('page', 'in', pages.filter((p) => p.window_start === start).map((p) => p.page))
+      .where('site_id', '=', siteId).where('page', 'in', padInList(pages.filter((p) => p.window_start === start).map((p) => p.page)))
       .where('element', '!=', '').where('occurred_at', '>=', start).where('occurred_at', '<', cycleAt)
       .groupBy(['page', 'element', 'signal_type']).execute());
   }

@@ -2,6 +2,7 @@
 // save. The loads read the cycle's window (and, for quiet pages, up to 24 hours) plus
 // aggregates of 7 days of score history, so a cycle's work grows with recent activity,
 // never with the size of the history.
+import { padInList } from '../store/in-list.ts';
 import { v7 as uuidv7 } from 'uuid';
 import { sql, type Kysely } from 'kysely';
 import type { Database, PageScoresTable } from '../store/tables.ts';
@@ -22,7 +23,7 @@ const user = sql<string>`coalesce(visitor_id, sid)`;
 async function lastSeenByPage(db: Kysely<Database>, siteId: string, from: number, to: number, skipPages: string[]) {
   let query = db.selectFrom('events').select(['page', user.as('u'), (eb) => eb.fn.max('occurred_at').as('last')])
     .where('site_id', '=', siteId).where('occurred_at', '>=', from).where('occurred_at', '<', to);
-  if (skipPages.length) query = query.where('page', 'not in', skipPages);
+  if (skipPages.length) query = query.where('page', 'not in', padInList(skipPages));
   return query.groupBy(['page', user]).execute();
 }
 
@@ -30,7 +31,7 @@ async function firesBetween(db: Kysely<Database>, siteId: string, from: number, 
   if (onlyPages && onlyPages.length === 0) return [];
   let query = db.selectFrom('signals').select(['page', 'signal_type', 'element', 'confidence', 'occurred_at', user.as('u')])
     .where('site_id', '=', siteId).where('occurred_at', '>=', from).where('occurred_at', '<', to);
-  if (onlyPages) query = query.where('page', 'in', onlyPages);
+  if (onlyPages) query = query.where('page', 'in', padInList(onlyPages));
   const rows = await query.execute();
   return rows.map((r) => ({ page: r.page, element: r.element, type: r.signal_type, user: r.u, confidence: r.confidence, at: r.occurred_at }));
 }
@@ -156,7 +157,7 @@ export async function scorePagesStep(db: Kysely<Database>, siteId: string, cycle
     }
     if (stale.length) {
       await trx.updateTable('page_scores').set({ stale: 1 })
-        .where('site_id', '=', siteId).where('page', 'in', stale).where('computed_at', '<=', cycleAt).execute();
+        .where('site_id', '=', siteId).where('page', 'in', padInList(stale)).where('computed_at', '<=', cycleAt).execute();
     }
     await trx.insertInto('site_score_history').values({
       id: uuidv7(), site_id: siteId, cycle_at: cycleAt, overall_score: overall, raw_score: Math.round(siteRaw * 10_000) / 10_000,

@@ -1,6 +1,7 @@
 // UX issues: the list, one issue in full, and the lifecycle a person drives with PATCH.
 // Each service takes ({ ctx, input }), resolves the site within the caller's tenancy first,
 // and throws domain errors; routes, MCP tools and the CLI call these the same way.
+import { padInList } from '../../store/in-list.ts';
 import { v7 as uuidv7 } from 'uuid';
 import { sql } from 'kysely';
 import { iso, isoOrNull } from '../../clock.ts';
@@ -43,7 +44,7 @@ async function loadIssue(db: Kysely<Database>, siteId: string, id: string) {
 /** The sessions of an issue's evidence, by the unique (site_id, sid) index. */
 export function linkedSessionsQuery(db: Kysely<Database>, siteId: string, sids: string[]) {
   return db.selectFrom('sessions').select(['sid', 'first_seen_at', 'last_seen_at', 'entry_page', 'converted', 'device_type'])
-    .where('site_id', '=', siteId).where('sid', 'in', sids);
+    .where('site_id', '=', siteId).where('sid', 'in', padInList(sids));
 }
 
 export async function issueDetail({ ctx, input }: { ctx: ServiceContext; input: { issue_id: string; site_id?: string } }) {

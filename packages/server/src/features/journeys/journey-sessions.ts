@@ -1,6 +1,7 @@
 // The sessions a journey read looks at: the most recently active multi-page sessions of the
 // site within the read's window (a session counts whole when it was active in the window)
 // and on the requested device class, with their pageviews and, for the friction map, signals.
+import { padInList } from '../../store/in-list.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/tables.ts';
 import type { DeviceType, ReadWindow } from '../../domain/read-window.ts';
@@ -24,7 +25,7 @@ export async function recentSessionIds(db: Kysely<Database>, siteId: string, { w
  */
 export function pageviewsQuery(db: Kysely<Database>, siteId: string, sids: string[]) {
   return db.selectFrom('events').select(['id', 'sid', 'page', 'occurred_at'])
-    .where('site_id', '=', siteId).where('sid', 'in', sids).where('type', '=', 'pageview');
+    .where('site_id', '=', siteId).where('sid', 'in', padInList(sids)).where('type', '=', 'pageview');
 }
 
 export async function loadSessions(db: Kysely<Database>, siteId: string, sids: string[], withSignals: boolean): Promise<JourneySession[]> {
@@ -36,7 +37,7 @@ export async function loadSessions(db: Kysely<Database>, siteId: string, sids: s
   for (const v of views) byId.get(v.sid)!.pageviews.push({ page: v.page, at: v.occurred_at });
   if (withSignals) {
     const signals = await db.selectFrom('signals').select(['id', 'sid', 'signal_type', 'page', 'element', 'occurred_at', 'confidence'])
-      .where('site_id', '=', siteId).where('sid', 'in', sids).execute();
+      .where('site_id', '=', siteId).where('sid', 'in', padInList(sids)).execute();
     for (const s of signals) byId.get(s.sid)!.signals.push({ id: s.id, type: s.signal_type, page: s.page, element: s.element, at: s.occurred_at, confidence: s.confidence });
   }
   return [...byId.values()];

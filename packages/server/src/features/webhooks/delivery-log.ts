@@ -1,4 +1,5 @@
 // A webhook's deliveries, newest first, each with every attempt in the order it happened.
+import { padInList } from '../../store/in-list.ts';
 import type { Kysely } from 'kysely';
 import { iso, isoOrNull } from '../../clock.ts';
 import type { ServiceContext } from '../../domain/context.ts';
@@ -19,7 +20,7 @@ const toDeliveryRecord = (d: WebhookDeliveriesTable, attempts: DeliveryAttemptsT
 });
 
 const attemptsOf = (db: Kysely<Database>, deliveryIds: string[]) =>
-  db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('created_at').orderBy('id').execute();
+  db.selectFrom('delivery_attempts').selectAll().where('delivery_id', 'in', padInList(deliveryIds)).orderBy('created_at').orderBy('id').execute();
 
 /** One delivery as it now stands, with its attempt log. */
 export async function deliveryRecord(db: Kysely<Database>, delivery: WebhookDeliveriesTable) {
