@@ -7,7 +7,7 @@ import { CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionEventsQuery, sessionSignalsQuery } from '../src/features/sessions/session-events.ts';
 import { linkedSessionsQuery } from '../src/features/issues/service.ts';
-import { loadSessions } from '../src/features/journeys/journey-sessions.ts';
+import { flowEdgesOf, loadSessions } from '../src/features/journeys/journey-sessions.ts';
 import { revenueAtRisk } from '../src/pipeline/revenue.ts';
 import { exportChunkQuery } from '../src/features/raw/events-csv.ts';
 import { sqliteHandleOf } from '../src/store/db.ts';
@@ -63,6 +63,13 @@ describe('read query plans on SQLite', () => {
     expect(pageviews.plan).toMatch(/SEARCH events USING INDEX \S+ \(site_id=\? AND sid=\?\)/);
     expect(signals.plan).toContain('SEARCH signals USING INDEX signals_site_sid (site_id=? AND sid=?)');
     for (const p of plans) expectBounded(p.plan);
+  });
+
+  it("flows: the chosen sessions' pageviews by (site_id, sid), counted in the database", async () => {
+    const plans = await plansWhile((db) => flowEdgesOf(db, SITE, sids, 100));
+    expect(plans).toHaveLength(1);
+    expect(plans[0].plan).toMatch(/SEARCH events USING INDEX \S+ \(site_id=\? AND sid=\?\)/);
+    expectBounded(plans[0].plan);
   });
 
   it("issue detail: the evidence's sessions by the unique (site_id, sid) index", async () => {

@@ -5,8 +5,7 @@ import type { ServiceContext } from '../../domain/context.ts';
 import { readWindow } from '../../domain/read-window.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
 import { DAY_MS } from '../../domain/time.ts';
-import { flowEdges } from './friction.ts';
-import { loadSessions, recentSessionIds } from './journey-sessions.ts';
+import { flowEdgesOf, recentSessionIds } from './journey-sessions.ts';
 import type { FlowsQuery } from './schemas.ts';
 
 /** Flows look at this many of the most recent multi-page sessions in their window. */
@@ -15,6 +14,6 @@ export const FLOW_SESSION_CAP = 5000;
 export async function flows({ ctx, input }: { ctx: ServiceContext; input: Static<typeof FlowsQuery> }) {
   const site = await resolveSite(ctx, input.site_id);
   const filters = { window: readWindow(input, ctx.now, input.days * DAY_MS), device: input.device };
-  const sessions = await loadSessions(ctx.db, site.id, await recentSessionIds(ctx.db, site.id, filters, FLOW_SESSION_CAP), false);
-  return { site_id: site.id, days: input.days, sessions_analyzed: sessions.length, edges: flowEdges(sessions, input.limit) };
+  const sids = await recentSessionIds(ctx.db, site.id, filters, FLOW_SESSION_CAP);
+  return { site_id: site.id, days: input.days, sessions_analyzed: sids.length, edges: await flowEdgesOf(ctx.db, site.id, sids, input.limit) };
 }

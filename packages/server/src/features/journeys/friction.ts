@@ -70,24 +70,6 @@ export function frictionEdges(sessions: readonly JourneySession[], options: Fric
 
 export interface FlowEdge { from: string; to: string; transitions: number; sessions: number }
 
-/** Page-to-page navigation: every consecutive pair of pageviews (a reload goes to itself). */
-export function flowEdges(sessions: readonly Pick<JourneySession, 'sid' | 'pageviews'>[], maxEdges: number): FlowEdge[] {
-  const edges = new Map<string, { from: string; to: string; transitions: number; sessions: Set<string> }>();
-  for (const session of sessions) {
-    const views = [...session.pageviews].sort((a, b) => a.at - b.at);
-    for (let i = 0; i + 1 < views.length; i++) {
-      const key = `${views[i].page}\u0000${views[i + 1].page}`;
-      let edge = edges.get(key);
-      if (!edge) {
-        edge = { from: views[i].page, to: views[i + 1].page, transitions: 0, sessions: new Set() };
-        edges.set(key, edge);
-      }
-      edge.transitions++;
-      edge.sessions.add(session.sid);
-    }
-  }
-  return [...edges.values()]
-    .map((e) => ({ from: e.from, to: e.to, transitions: e.transitions, sessions: e.sessions.size }))
-    .sort((a, b) => b.transitions - a.transitions || b.sessions - a.sessions || a.from.localeCompare(b.from) || a.to.localeCompare(b.to))
-    .slice(0, maxEdges);
-}
+/** The order of flow edges: most transitions, then most sessions, then by page. */
+export const compareFlowEdges = (a: FlowEdge, b: FlowEdge) =>
+  b.transitions - a.transitions || b.sessions - a.sessions || a.from.localeCompare(b.from) || a.to.localeCompare(b.to);

@@ -2,10 +2,10 @@
 // site within the read's window (a session counts whole when it was active in the window)
 // and on the requested device class, with their pageviews and, for the friction map, signals.
 import { padInList } from '../../store/in-list.ts';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../store/tables.ts';
 import type { DeviceType, ReadWindow } from '../../domain/read-window.ts';
-import type { JourneySession } from './friction.ts';
+import { compareFlowEdges, type FlowEdge, type JourneySession } from './friction.ts';
 
 export interface JourneyFilters { window: ReadWindow; device?: DeviceType }
 
@@ -41,4 +41,24 @@ export async function loadSessions(db: Kysely<Database>, siteId: string, sids: s
     for (const s of signals) byId.get(s.sid)!.signals.push({ id: s.id, type: s.signal_type, page: s.page, element: s.element, at: s.occurred_at, confidence: s.confidence });
   }
   return [...byId.values()];
+}
+
+/**
+ * Page-to-page navigation of these sessions (every consecutive pair of pageviews, in order of
+ * time then id; a reload goes to itself), counted in the database: only the edges leave it,
+ * not the sessions' pageviews (flows reads up to 5,000 sessions, and copying their pageviews
+ * to the main thread to walk them there was most of its cost under load).
+ */
+export async function flowEdgesOf(db: Kysely<Database>, siteId: string, sids: string[], maxEdges: number): Promise<FlowEdge[]> {
+  if (sids.length === 0) return [];
+  const steps = pageviewsQuery(db, siteId, sids)
+    .select(sql<string | null>`lag(page) over (partition by sid order by occurred_at, id)`.as('previous'));
+  const rows = await db.selectFrom(steps.as('steps'))
+    .select(['previous', 'page', (eb) => eb.fn.countAll().as('transitions'), sql<number>`count(distinct sid)`.as('sessions')])
+    .where('previous', 'is not', null).groupBy(['previous', 'page']).execute();
+  // Sorted here, not in SQL: the tie-break compares pages as JavaScript does, whatever the collation.
+  return rows
+    .map((r) => ({ from: r.previous!, to: r.page, transitions: Number(r.transitions), sessions: Number(r.sessions) }))
+    .sort(compareFlowEdges)
+    .slice(0, maxEdges);
 }
