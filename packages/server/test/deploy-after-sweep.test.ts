@@ -13,21 +13,13 @@ import { clampScore, overallScore, rawScore, spanScores, weighSignals, type Page
 import { weightResolver } from '../src/domain/signals.ts';
 import { loadSignalWeights } from '../src/domain/site-config.ts';
 import type { Database } from '../src/store/tables.ts';
+import { prng } from './helpers/fuzzer.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 
-/** mulberry32: a small seeded generator, so a failure replays. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The fuzzer's seeded generator (mulberry32), so a failure replays. */
+const random = (seed: number) => prng(seed).next;
 
 /** The old path, as it was before the sweep: one scan of [from, to) per deploy. */
 async function referenceScoreSpan(db: Kysely<Database>, siteId: string, from: number, to: number) {

@@ -14,18 +14,10 @@ import { up as migrateRollup } from '../src/store/migrations/0008-element-rollup
 import { HOUR_MS, hourOf, withdrawSignals } from '../src/store/element-rollup.ts';
 import { sql, type Kysely } from 'kysely';
 import { eachDialect, useHarness, type Org } from './helpers/harness.ts';
+import { prng } from './helpers/fuzzer.ts';
 
-/** mulberry32: the same data on every run and dialect. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The fuzzer's seeded generator (mulberry32), so a failure replays. */
+const random = (seed: number) => prng(seed).next;
 
 const PAGES = ['/checkout', '/checkout', '/checkout', '/cart'];
 // '' and null are signals on no element: never in the rollup.

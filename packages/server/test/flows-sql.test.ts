@@ -4,16 +4,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { flowEdgesOf } from '../src/features/journeys/journey-sessions.ts';
 import { compareFlowEdges, type FlowEdge } from '../src/features/journeys/friction.ts';
+import { prng } from './helpers/fuzzer.ts';
 import { createTestStore, eachDialect, type TestStore } from './helpers/harness.ts';
 
 const SITE = '01900000-0000-7000-8000-000000000001';
 const OTHER_SITE = '01900000-0000-7000-8000-000000000002';
 const PAGES = ['/', '/cart', '/checkout', '/Checkout', '/search', '/ürün', '/a-b', '/ab'];
 
-/** A small seeded generator, so a failure can be replayed. */
-function prng(seed: number) {
-  return () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
-}
 
 interface View { id: string; sid: string; page: string; at: number; type: string; site: string }
 
@@ -40,7 +37,7 @@ eachDialect('flows counted in the database', ({ name }) => {
   const sids = Array.from({ length: 60 }, (_, i) => i.toString(16).padStart(32, '0'));
   beforeAll(async () => {
     test = await createTestStore(name);
-    const random = prng(17);
+    const random = prng(17).next;
     let n = 0;
     for (const sid of sids) {
       const count = Math.floor(random() * 7);
