@@ -1,5 +1,5 @@
 // store.pipelineDb, what the scheduler runs cycles on: on a SQLite file its plain selects go to
-// the read pool and everything else (writes, raw SQL, every statement of a transaction) to the
+// the pipeline's own reader (store.pipelineReadPool, never the routes' readPool) and everything else (writes, raw SQL, every statement of a transaction) to the
 // main connection (store/split-dialect.ts). A cycle through it stores exactly what a cycle
 // through `db` stores; its selects are served by the pool's threads, none by the main
 // connection; the main thread serves other work while a cycle's read is in the pool; a
@@ -28,7 +28,9 @@ const INTERVAL = 15 * 60_000;
 const PLAN = generatePlan({ days: 2, sessionsPerDay: 60, seed: 'split', end: END });
 const SLOW = { timeout: 300_000 };
 
-const served = (store: Store) => store.readPool!.stats().reduce((n, r) => n + r.served, 0);
+/** Selects answered by the pipeline's reader. */
+const served = (store: Store) => store.pipelineReadPool!.stats().reduce((n, r) => n + r.served, 0);
+const servedForRoutes = (store: Store) => store.readPool!.stats().reduce((n, r) => n + r.served, 0);
 
 /** A store with one site filled by the simulator, its backfill cycles run on `cycles`. */
 async function seeded(dialect: DialectName, cycles: 'db' | 'pipelineDb' | 'none') {
@@ -81,14 +83,14 @@ eachDialect('a cycle through store.pipelineDb', ({ name }) => {
 
   it('keeps a transaction whole on the main connection: a select inside sees the write before it, a rollback undoes it', async () => {
     const { store } = await createTestStore(name).then((t) => { stores.push(t); return t; });
-    const before = store.readPool ? served(store) : 0;
+    const before = store.pipelineReadPool ? served(store) : 0;
     await expect(store.pipelineDb.transaction().execute(async (trx) => {
       await trx.insertInto('orgs').values({ id: 'org-in-trx', name: 'Inside', created_at: 1 } as never).execute();
       const seen = await trx.selectFrom('orgs').select('name').where('id', '=', 'org-in-trx').executeTakeFirst();
       expect(seen).toEqual({ name: 'Inside' });
       throw new Error('roll back');
     })).rejects.toThrow('roll back');
-    if (store.readPool) expect(served(store)).toBe(before);
+    if (store.pipelineReadPool) expect(served(store)).toBe(before);
     expect(await store.db.selectFrom('orgs').select('id').where('id', '=', 'org-in-trx').execute()).toEqual([]);
   });
 });
@@ -116,8 +118,33 @@ describe('store.pipelineDb on a SQLite file', () => {
     const memory = openStore('sqlite::memory:');
     stores.push(memory);
     expect(memory.pipelineDb).toBe(memory.db);
+    expect(memory.pipelineReadPool).toBeNull();
     const off = await fileStore(0);
     expect(off.pipelineDb).toBe(off.db);
+    expect(off.pipelineReadPool).toBeNull();
+  });
+
+  it('reads on its own thread, never the routes\' readers: a cycle finishes while every route reader is taken', SLOW, async () => {
+    const { test, siteId } = await seeded('sqlite', 'none');
+    tests.push(test);
+    const { store } = test;
+    expect(store.pipelineReadPool!.readers).toHaveLength(1);
+    const routes = store.readPool!;
+    const held = await Promise.all(routes.readers.map(() => routes.acquireConnection()));
+    const routesBefore = servedForRoutes(store);
+    const before = served(store);
+    try {
+      // Were the cycle's selects queued behind the routes' readers, this would never settle.
+      const result = await Promise.race([
+        runCycle(store.pipelineDb, siteId, END, { intervalMs: INTERVAL, clock: new ManualClock(END) }),
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the cycle waited for a route reader')), 60_000)),
+      ]);
+      expect(result.status).toBe('done');
+    } finally {
+      for (const reader of held) await routes.releaseConnection(reader);
+    }
+    expect(served(store) - before).toBeGreaterThan(5);
+    expect(servedForRoutes(store)).toBe(routesBefore);
   });
 
   it('answers a select with the write committed just before it, on a reader that already read', async () => {
@@ -162,7 +189,7 @@ describe('store.pipelineDb on a SQLite file', () => {
     const { test, siteId } = await seeded('sqlite', 'none');
     tests.push(test);
     const { store } = test;
-    const pool = store.readPool!;
+    const pool = store.pipelineReadPool!;
     // Every reader taken, so the cycle's first read waits in the pool for as long as the test says.
     const held = await Promise.all(pool.readers.map(() => pool.acquireConnection()));
     let parked!: () => void;

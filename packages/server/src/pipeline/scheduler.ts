@@ -2,8 +2,8 @@
 // or `mallard worker`. A tick that finds the previous round still running waits for it;
 // claims in the store keep several schedulers from running the same site at once.
 // Cycles run on the store's pipelineDb: on a SQLite file their plain reads (the scoring window's
-// events and signals, clustering, deploy after-scores) go to the read pool, so a cycle does not
-// stall the requests this process serves; its claim, writes and transactions stay on the main
+// events and signals, clustering, deploy after-scores) go to the pipeline's own reader thread,
+// so a cycle neither stalls nor queues behind the requests this process serves; its claim, writes and transactions stay on the main
 // connection (store/split-dialect.ts).
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';

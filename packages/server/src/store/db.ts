@@ -21,13 +21,18 @@ export interface Store {
   readDb: Kysely<Database>;
   /**
    * For background work that reads much and writes some (the pipeline cycle). On a SQLite file
-   * with a read pool: a plain select outside a transaction runs on the pool, everything else
-   * (writes, raw SQL, every statement of a transaction) on the main connection
-   * (store/split-dialect.ts). Elsewhere it is `db`.
+   * with a read pool: a plain select outside a transaction runs on the pipeline's own reader
+   * (pipelineReadPool), everything else (writes, raw SQL, every statement of a transaction) on
+   * the main connection (store/split-dialect.ts). Elsewhere it is `db`.
    */
   pipelineDb: Kysely<Database>;
-  /** The SQLite read pool, when there is one. */
+  /** The SQLite read pool of the query routes, when there is one. */
   readPool: ReadPool | null;
+  /**
+   * One reader thread of the pipeline's own, beside readPool: a cycle's reads of its windows
+   * take seconds on a busy site, and queued in readPool they held the routes' reads behind them.
+   */
+  pipelineReadPool: ReadPool | null;
   dialect: Dialect;
   close(): Promise<void>;
   ping(): Promise<void>;
@@ -80,15 +85,24 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     const readers = options.sqliteReaders ?? DEFAULT_SQLITE_READERS;
     const readPool = target !== ':memory:' && readers > 0 ? new ReadPool(target, readers) : null;
     sqliteHandles.set(db, file);
+    // Its thread starts on the first cycle, so a process that runs no scheduler spawns nothing.
+    const pipelineReadPool = readPool ? new ReadPool(target, 1) : null;
     const readDb = readPool ? new Kysely<Database>({ dialect: new ReadPoolDialect(readPool) }) : db;
-    const pipelineDb = readPool ? new Kysely<Database>({ dialect: new SplitDialect({ main: db, reads: readDb }) }) : db;
+    const pipelineReadDb = pipelineReadPool ? new Kysely<Database>({ dialect: new ReadPoolDialect(pipelineReadPool) }) : null;
+    const pipelineDb = pipelineReadDb ? new Kysely<Database>({ dialect: new SplitDialect({ main: db, reads: pipelineReadDb }) }) : db;
     return {
       db,
       readDb,
       pipelineDb,
       readPool,
+      pipelineReadPool,
       dialect,
-      close: async () => { if (readDb !== db) await readDb.destroy(); await db.destroy(); cached.retire(); },
+      close: async () => {
+        if (readDb !== db) await readDb.destroy();
+        if (pipelineReadDb) await pipelineReadDb.destroy();
+        await db.destroy();
+        cached.retire();
+      },
       ping: async () => { await sql`select 1`.execute(db); },
     };
   }
@@ -101,6 +115,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     readDb: db,
     pipelineDb: db,
     readPool: null,
+    pipelineReadPool: null,
     dialect,
     close: () => db.destroy(),
     ping: async () => { await sql`select 1`.execute(db); },
