@@ -77,9 +77,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-function rssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
-  return Number(line?.match(/\d+/)?.[0] ?? 0) / 1024;
+/** RSS and its parts, in MB: anonymous (heaps, the process's own memory) and file-backed (mapped files: code, the readers' mmap of the database). */
+function rssMb(pid: number): { rss: number; anon: number; file: number } {
+  const lines = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n');
+  const field = (name: string) => Number(lines.find((l) => l.startsWith(`${name}:`))?.match(/\d+/)?.[0] ?? 0) / 1024;
+  return { rss: field('VmRSS'), anon: field('RssAnon'), file: field('RssFile') };
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -99,7 +101,7 @@ function slope(xs: number[], ys: number[]): number {
 
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? s[Math.floor(s.length / 2)] : 0; };
 
-interface Window { minute: number; rss: number; p50: number; p99: number; readP99: number; ingestP99: number; ingests: number; reads: number; errors: number; deliveries: number }
+interface Window { minute: number; rss: number; anon: number; file: number; p50: number; p99: number; readP99: number; ingestP99: number; ingests: number; reads: number; errors: number; deliveries: number }
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'mallard-soak-'));
@@ -199,12 +201,12 @@ async function main() {
     const all = sample.map((s) => s.ms).sort((a, b) => a - b);
     const of = (kind: string) => sample.filter((s) => s.kind === kind).map((s) => s.ms).sort((a, b) => a - b);
     const w: Window = {
-      minute: (Date.now() - started) / 60_000, rss: rssMb(server.pid!), p50: quantile(all, 0.5), p99: quantile(all, 0.99),
+      minute: (Date.now() - started) / 60_000, ...rssMb(server.pid!), p50: quantile(all, 0.5), p99: quantile(all, 0.99),
       readP99: quantile(of('read'), 0.99), ingestP99: quantile(of('ingest'), 0.99), ingests: of('ingest').length, reads: of('read').length,
       errors, deliveries: received.size,
     };
     windows.push(w);
-    console.error(`  ${w.minute.toFixed(1)} min: RSS ${w.rss.toFixed(0)} MB, p50 ${w.p50.toFixed(1)} ms, p99 ${w.p99.toFixed(1)} ms, ${w.ingests} batches, ${w.reads} reads, ${errors} errors, ${received.size}/${deploysAcknowledged} deliveries`);
+    console.error(`  ${w.minute.toFixed(1)} min: RSS ${w.rss.toFixed(0)} MB (anon ${w.anon.toFixed(0)}, file ${w.file.toFixed(0)}), p50 ${w.p50.toFixed(1)} ms, p99 ${w.p99.toFixed(1)} ms, ${w.ingests} batches, ${w.reads} reads, ${errors} errors, ${received.size}/${deploysAcknowledged} deliveries`);
   }
   clearInterval(loop);
   clearInterval(deployLoop);
@@ -244,9 +246,9 @@ async function main() {
     '',
     `${MINUTES} min on ${databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}: one \`mallard serve\` (API, pipeline every minute, delivery); ${INGEST_PER_S} ingest batches/s of ${EVENTS_PER_BATCH} events, ${READS_PER_S} reads/s over ${READS.length} read routes in turn, a deploy (and its signed webhook) every ${DEPLOY_EVERY_MS / 1000} s. Windows of ${WINDOW_MS / 1000} s; warm-up ${WARMUP_MS / 60_000} min.`,
     '',
-    '| minute | RSS MB | p50 ms | p99 ms | read p99 ms | ingest p99 ms | batches | reads | errors so far | deliveries |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-    ...windows.map((w) => `| ${fmt(w.minute, 1)} | ${fmt(w.rss)} | ${fmt(w.p50, 1)} | ${fmt(w.p99, 1)} | ${fmt(w.readP99, 1)} | ${fmt(w.ingestP99, 1)} | ${w.ingests} | ${w.reads} | ${w.errors} | ${w.deliveries} |`),
+    '| minute | RSS MB | anon MB | file MB | p50 ms | p99 ms | read p99 ms | ingest p99 ms | batches | reads | errors so far | deliveries |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...windows.map((w) => `| ${fmt(w.minute, 1)} | ${fmt(w.rss)} | ${fmt(w.anon)} | ${fmt(w.file)} | ${fmt(w.p50, 1)} | ${fmt(w.p99, 1)} | ${fmt(w.readP99, 1)} | ${fmt(w.ingestP99, 1)} | ${w.ingests} | ${w.reads} | ${w.errors} | ${w.deliveries} |`),
     '',
     `- After the warm-up: RSS slope ${rssSlope.toFixed(2)} MB/min; second half / first half: RSS ${rssGrowth.toFixed(2)}x, p99 ${p99Growth.toFixed(2)}x.`,
     `- ${counter} batches (${counter * EVENTS_PER_BATCH} events) sent, ${errors} errors (${fiveHundreds} 5xx), ${dropped} requests not sent because 256 were in flight; ${received.size} webhooks received for ${deploysRecorded} deploys acknowledged (201), every signature valid: ${badSignatures === 0 ? 'yes' : 'no'}.`,
