@@ -153,6 +153,8 @@ async function main() {
   if (hook.status !== 201) throw new Error(`webhook creation answered ${hook.status}: ${await hook.text()}`);
 
   let latencies: { kind: 'ingest' | 'read' | 'deploy'; ms: number }[] = [];
+  /** Each read route's latencies, with the minute they finished in, for the per-route table. */
+  const byRoute = new Map<string, { minute: number; ms: number }[]>();
   let errors = 0;
   let fiveHundreds = 0;
   let inFlight = 0;
@@ -167,7 +169,12 @@ async function main() {
     try {
       const res = await fetch(url, init);
       await res.arrayBuffer();
-      latencies.push({ kind, ms: performance.now() - start });
+      const ms = performance.now() - start;
+      latencies.push({ kind, ms });
+      if (kind === 'read') {
+        const route = url.slice(base.length);
+        (byRoute.get(route) ?? byRoute.set(route, []).get(route)!).push({ minute: (Date.now() - started) / 60_000, ms });
+      }
       if (res.status !== expect) { errors++; if (res.status >= 500) fiveHundreds++; } else if (kind === 'deploy') deploysAcknowledged++;
     } catch { errors++; } finally { inFlight--; }
   };
@@ -228,6 +235,13 @@ async function main() {
   const rssGrowth = median(second.map((w) => w.rss)) / median(first.map((w) => w.rss));
   const p99Growth = median(second.map((w) => w.p99)) / Math.max(1, median(first.map((w) => w.p99)));
   const lost = deploysRecorded - received.size;
+  // Per read route, p99 in each half (the same split), to show which route drifts.
+  const splitAt = second.length ? second[0].minute - WINDOW_MS / 60_000 : Infinity;
+  const warm = WARMUP_MS / 60_000;
+  const routeRows = [...byRoute.entries()].map(([route, all]) => {
+    const p99Of = (rows: { ms: number }[]) => quantile(rows.map((r) => r.ms).sort((a, b) => a - b), 0.99);
+    return `| \`${route}\` | ${p99Of(all.filter((r) => r.minute > warm && r.minute <= splitAt)).toFixed(1)} | ${p99Of(all.filter((r) => r.minute > splitAt)).toFixed(1)} |`;
+  });
   const problems = [
     rssGrowth > 1.1 ? `RSS grew ${((rssGrowth - 1) * 100).toFixed(0)} % from the first half to the second` : '',
     p99Growth > 1.5 ? `p99 grew ${((p99Growth - 1) * 100).toFixed(0)} % from the first half to the second` : '',
@@ -249,6 +263,10 @@ async function main() {
     '| minute | RSS MB | anon MB | file MB | p50 ms | p99 ms | read p99 ms | ingest p99 ms | batches | reads | errors so far | deliveries |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...windows.map((w) => `| ${fmt(w.minute, 1)} | ${fmt(w.rss)} | ${fmt(w.anon)} | ${fmt(w.file)} | ${fmt(w.p50, 1)} | ${fmt(w.p99, 1)} | ${fmt(w.readP99, 1)} | ${fmt(w.ingestP99, 1)} | ${w.ingests} | ${w.reads} | ${w.errors} | ${w.deliveries} |`),
+    '',
+    '| read route | p99 ms, first half | p99 ms, second half |',
+    '|---|---|---|',
+    ...routeRows,
     '',
     `- After the warm-up: RSS slope ${rssSlope.toFixed(2)} MB/min; second half / first half: RSS ${rssGrowth.toFixed(2)}x, p99 ${p99Growth.toFixed(2)}x.`,
     `- ${counter} batches (${counter * EVENTS_PER_BATCH} events) sent, ${errors} errors (${fiveHundreds} 5xx), ${dropped} requests not sent because 256 were in flight; ${received.size} webhooks received for ${deploysRecorded} deploys acknowledged (201), every signature valid: ${badSignatures === 0 ? 'yes' : 'no'}.`,
