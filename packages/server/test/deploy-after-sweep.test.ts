@@ -4,12 +4,17 @@
 // users, users active before and after deploys, an ignored issue, a weight-0 type, confidences
 // out of range) every deploy's confusion_after, delta and pages_after must be exactly what the
 // old path gives, on both dialects; and the pure sweep must equal a per-start computation.
+// The sweep reads aggregates (per segment between deploys, per user), never the signals
+// themselves: the rows its signal reads return do not grow with the number of signals.
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { eachDialect, useHarness } from './helpers/harness.ts';
 import { DEPLOY_SETTLE_MS, DEPLOY_TRACK_MS, refreshDeploysAfter } from '../src/pipeline/cycle.ts';
-import { clampScore, overallScore, rawScore, spanScores, weighSignals, type PageLastSeen, type PageSignalFire } from '../src/pipeline/scoring.ts';
+import { confidenceBySegment } from '../src/pipeline/score-pages.ts';
+import {
+  clampScore, confidenceUnits, overallScore, rawScore, spanScores, weighSignals, type LastFire, type PageLastSeen, type SegmentConfidence,
+} from '../src/pipeline/scoring.ts';
 import { weightResolver } from '../src/domain/signals.ts';
 import { loadSignalWeights } from '../src/domain/site-config.ts';
 import type { Database } from '../src/store/tables.ts';
@@ -163,10 +168,84 @@ eachDialect('deploy after-scores from one sweep', (dialect) => {
     const final = await stored();
     for (const version of ['v11', 'v12', 'v13']) expect(final.find((r) => r.version === version)).toMatchObject({ confusion_after: null, pages_after: null });
   });
+
+  it('sums clamped confidences exactly in the database, as confidenceUnits does one by one', async () => {
+    const org = await h.org('Units');
+    const siteId = org.site_id;
+    const T = Date.UTC(2026, 10, 26, 12, 0);
+    // Values whose sums as doubles depend on the order (0.1, 0.2, 0.3), the extremes, out of range, tiny and subnormal.
+    const values = [1, 0, 0.1, 0.2, 0.3, 0.6, 1 / 3, 2 ** -26, 2 ** -30, 1 - 2 ** -53, 1.4, -0.3, Number.MIN_VALUE, ...(dialect.name === 'postgres' ? [Number.NaN] : [])];
+    // One element per value alone, and every value again on one element, in two segments.
+    const rows = [
+      ...values.map((confidence, i) => ({ element: `e${i}`, confidence, at: T - 30 * MIN })),
+      ...values.map((confidence, i) => ({ element: 'all', confidence, at: T - (i % 2 ? 30 : 90) * MIN })),
+    ];
+    await h.store.db.insertInto('signals').values(rows.map((r) => ({
+      id: randomUUID(), site_id: siteId, event_id: randomUUID(), sid: 'sid-1', visitor_id: null, signal_type: 'rage_click', page: '/',
+      element: r.element, label: null, confidence: r.confidence, occurred_at: r.at, rx: null, ry: null, vx: null, vy: null, environment: 'production',
+    }))).execute();
+    const got = await confidenceBySegment(h.store.db, siteId, [T - HOUR, T - 2 * HOUR], T);
+    const want = new Map<string, bigint>();
+    for (const r of rows) {
+      const key = `${r.element} ${r.at >= T - HOUR ? T - HOUR : T - 2 * HOUR}`;
+      want.set(key, (want.get(key) ?? 0n) + confidenceUnits(r.confidence));
+    }
+    expect(new Map(got.map((r) => [`${r.element} ${r.start}`, r.units]))).toEqual(want);
+    // NaN counts as 1, as clampConfidence says (only PostgreSQL stores it).
+    if (dialect.name === 'postgres') expect(got.find((r) => r.element === `e${values.length - 1}`)?.units).toBe(confidenceUnits(1));
+  });
+
+  it('reads aggregates, not signals: the rows its signal reads return do not grow with the signals', async () => {
+    const T = Date.UTC(2026, 10, 26, 12, 0);
+    const deployTimes = [T - 4 * HOUR, T - 2 * HOUR, T - HOUR];
+    /** One user with n rage clicks on one element, spread over the three deploys' segments: rows the signal reads return. */
+    const signalRows = async (n: number) => {
+      const org = await h.org(`Rows ${n}`);
+      const siteId = org.site_id;
+      const db = h.store.db;
+      const at = T - 30 * MIN;
+      await db.insertInto('events').values({
+        id: randomUUID(), site_id: siteId, sid: 'sid-1', visitor_id: 'visitor-1', type: 'pageview', page: '/', occurred_at: at, client_ts: at, received_at: at,
+        dedupe_key: `k-rows-${n}`, label: null, props: null, referrer_page: null, environment: 'production', name: null, signal_type: null, element: null,
+      } as never).execute();
+      const signals = Array.from({ length: n }, (_, i) => ({
+        id: randomUUID(), site_id: siteId, event_id: randomUUID(), sid: 'sid-1', visitor_id: 'visitor-1', signal_type: 'rage_click', page: '/',
+        element: 'button.pay', label: null, confidence: 0.5, occurred_at: T - 4 * HOUR + Math.floor((i * (4 * HOUR - 10 * MIN)) / n),
+        rx: null, ry: null, vx: null, vy: null, environment: 'production',
+      }));
+      for (let i = 0; i < signals.length; i += 200) await db.insertInto('signals').values(signals.slice(i, i + 200) as never).execute();
+      await db.insertInto('deploys').values(deployTimes.map((deployedAt, i) => ({
+        id: randomUUID(), site_id: siteId, version: `v${i}`, environment: 'production', deployed_at: deployedAt, commit_sha: null, author: null,
+        pr_number: null, provider: null, url: null, description: null, confusion_before: 0, confusion_after: null,
+        delta: null, pages_before: '[]', pages_after: null, after_computed_at: null, created_at: deployedAt,
+      }))).execute();
+      // Rows returned by every select whose FROM names signals (directly or through a subquery).
+      const signalQueries = new Set<unknown>();
+      let rows = 0;
+      const counting = db.withPlugin({
+        transformQuery: ({ node, queryId }) => {
+          if (node.kind === 'SelectQueryNode' && JSON.stringify(node.from ?? {}).includes('"name":"signals"')) signalQueries.add(queryId);
+          return node;
+        },
+        transformResult: async ({ result, queryId }) => {
+          if (signalQueries.has(queryId)) rows += result.rows.length;
+          return result;
+        },
+      });
+      expect(await refreshDeploysAfter(counting, siteId, T)).toBe(3);
+      // The scores still count every signal: the oldest deploy's window holds all n at 0.5 x 25 over one user.
+      const oldest = await db.selectFrom('deploys').select('confusion_after').where('site_id', '=', siteId).where('version', '=', 'v0').executeTakeFirstOrThrow();
+      expect(oldest.confusion_after).toBe(clampScore(n * 0.5 * 25));
+      return rows;
+    };
+    // 3 segment sums and 1 user's latest signal, for 9 signals as for 600.
+    expect(await signalRows(9)).toBe(4);
+    expect(await signalRows(600)).toBe(4);
+  });
 });
 
 describe('spanScores (pure)', () => {
-  it('equals a per-start score over the rows at or after the start, on 200 random cases', () => {
+  it('equals a per-start score over the raw fires at or after the start, on 200 random cases', () => {
     for (let seed = 1; seed <= 200; seed++) {
       const rnd = random(seed);
       const pick = <T>(xs: readonly T[]) => xs[Math.floor(rnd() * xs.length)];
@@ -178,19 +257,38 @@ describe('spanScores (pure)', () => {
         const key = `${row.page} ${row.user}`;
         if ((lastSeen.get(key)?.last ?? -1) < row.last) lastSeen.set(key, row);
       }
-      const fires: PageSignalFire[] = Array.from({ length: Math.floor(rnd() * 120) }, () => ({
-        page: pick(PAGES), type: pick(TYPES), user: pick(users), confidence: rnd() < 0.1 ? 1.5 : rnd(), at: Math.floor(rnd() * 1000),
+      const fires = Array.from({ length: Math.floor(rnd() * 120) }, () => ({
+        page: pick(PAGES), type: pick(TYPES), element: pick(ELEMENTS), user: pick(users), confidence: rnd() < 0.1 ? pick([1.5, -0.2]) : rnd(), at: Math.floor(rnd() * 1000),
       }));
       const starts = Array.from({ length: 1 + Math.floor(rnd() * 12) }, () => Math.floor(rnd() * 1000));
       starts.push(starts[0]);
-      const got = spanScores({ lastSeen: [...lastSeen.values()], fires, weight, starts });
-      // Newest first, as the sweep sums, so the float sums are the same to the last bit.
-      const newestFirst = [...fires].sort((a, b) => b.at - a.at);
+      // Some fires at the very millisecond of a start: they belong to that start's segment.
+      for (const start of starts.slice(0, 3)) fires.push({ ...fires[0] ?? { page: '/', type: 'rage_click', element: 'a.next', user: 'u0', confidence: 0.5 }, at: start });
+
+      // The aggregates the database computes, here from the raw fires: per (page, type, element)
+      // and segment (the greatest start at or before the fire) the summed confidence units; per
+      // (page, type, element, user) the latest fire. Fires before the earliest start are outside the span.
+      const oldest = Math.min(...starts);
+      const confidence = new Map<string, SegmentConfidence & { element: string }>();
+      const lastFires = new Map<string, LastFire & { element: string }>();
+      for (const f of fires.filter((x) => x.at >= oldest)) {
+        const start = Math.max(...starts.filter((s) => s <= f.at));
+        const key = `${f.page} ${f.type} ${f.element} ${start}`;
+        const row = confidence.get(key) ?? { page: f.page, type: f.type, element: f.element, start, units: 0n };
+        confidence.set(key, { ...row, units: row.units + confidenceUnits(f.confidence) });
+        const userKey = `${f.page} ${f.type} ${f.element} ${f.user}`;
+        if ((lastFires.get(userKey)?.last ?? -1) < f.at) lastFires.set(userKey, { page: f.page, type: f.type, element: f.element, user: f.user, last: f.at });
+      }
+      const got = spanScores({ lastSeen: [...lastSeen.values()], confidence: [...confidence.values()], lastFires: [...lastFires.values()], weight, starts });
+
+      // Independently, per start, from the raw fires, as the old per-deploy path scored a window.
+      // weighSignals sums doubles where the sweep sums exactly; on these random confidences no sum
+      // sits on a rounding boundary, so the scores are equal.
       for (const start of starts) {
         const active = new Map<string, number>();
         for (const r of lastSeen.values()) if (r.last >= start) active.set(r.page, (active.get(r.page) ?? 0) + 1);
         const pages = [...active.entries()].map(([page, activeUsers]) => {
-          const pageFires = newestFirst.filter((f) => f.page === page && f.at >= start);
+          const pageFires = fires.filter((f) => f.page === page && f.at >= start);
           const affected = new Set(pageFires.filter((f) => weight(f.type) > 0).map((f) => f.user)).size;
           return { page, score: clampScore(rawScore(weighSignals(pageFires, weight).total, activeUsers, affected)), active_users: activeUsers };
         }).sort((a, b) => b.score - a.score || b.active_users - a.active_users || a.page.localeCompare(b.page));

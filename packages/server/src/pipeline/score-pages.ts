@@ -4,7 +4,7 @@
 // never with the size of the history.
 import { padInList } from '../store/in-list.ts';
 import { v7 as uuidv7 } from 'uuid';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, PageScoresTable } from '../store/tables.ts';
 import { weightResolver } from '../domain/signals.ts';
 import { loadSignalWeights } from '../domain/site-config.ts';
@@ -169,9 +169,59 @@ export async function scorePagesStep(db: Kysely<Database>, siteId: string, cycle
 }
 
 /**
+ * Per (page, type, element) and segment of [earliest start, to), the exact sum of the clamped
+ * confidences (confidenceUnits), computed in the database: the rows that come back are bounded
+ * by pages x types x elements x starts, not by the number of signals. A signal's segment is the
+ * one of the greatest start at or before it. The sum comes in three 26-bit limbs of
+ * floor(c x 2^78): each limb is an integer of at most 2^26 computed exactly in doubles (scaling
+ * by powers of two, floor, and the difference of two such integers are exact), so their SQL sums
+ * are exact integers on both dialects up to 2^27 signals per group, and JS joins them as a BigInt.
+ */
+export async function confidenceBySegment(db: Kysely<Database>, siteId: string, starts: readonly number[], to: number) {
+  const oldestFirst = [...new Set(starts)].sort((a, b) => a - b);
+  // Padded to a power of two (the oldest start repeated first, which keeps the list sorted) so the
+  // SQL text depends only on that length: both statement caches keep every text they see.
+  const padded = padInList([...oldestFirst].reverse()).reverse();
+  // The index of the greatest start at or before the signal, by binary search (log2 comparisons
+  // per signal, not one per start); every signal is at or after padded[0], the oldest start.
+  const search = (lo: number, hi: number): RawBuilder<number> => {
+    if (hi - lo === 1) return sql<number>`${sql.lit(lo)}`;
+    const mid = (lo + hi) / 2;
+    return sql<number>`case when occurred_at >= ${padded[mid]} then ${search(mid, hi)} else ${search(lo, mid)} end`;
+  };
+  const segment = search(0, padded.length);
+  // clampConfidence in SQL: in [0, 1] as is, below 0 is 0, anything else (above 1, NaN, null) is 1.
+  const clamped = sql<number>`case when confidence >= 0 and confidence <= 1 then confidence when confidence < 0 then 0.0 else 1.0 end`;
+  const rows = await db.selectFrom((qb) => qb.selectFrom('signals')
+    .select(['page', 'signal_type', 'element', segment.as('seg'), clamped.as('c')])
+    .where('site_id', '=', siteId).where('occurred_at', '>=', padded[0]).where('occurred_at', '<', to)
+    .as('s'))
+    .select(['page', 'signal_type', 'element', 'seg',
+      sql<number>`sum(floor(c * 67108864))`.as('u1'),
+      sql<number>`sum(floor(c * 67108864 * 67108864) - floor(c * 67108864) * 67108864)`.as('u2'),
+      sql<number>`sum(floor(c * 67108864 * 67108864 * 67108864) - floor(c * 67108864 * 67108864) * 67108864)`.as('u3')])
+    .groupBy(['page', 'signal_type', 'element', 'seg'])
+    .execute();
+  return rows.map((r) => ({
+    page: r.page, type: r.signal_type, element: r.element, start: padded[Number(r.seg)],
+    units: (BigInt(Number(r.u1)) << 52n) + (BigInt(Number(r.u2)) << 26n) + BigInt(Number(r.u3)),
+  }));
+}
+
+/** Per (page, type, element, user): the user's latest signal in [from, to). Bounded by users, not signals. */
+async function lastFireByUser(db: Kysely<Database>, siteId: string, from: number, to: number) {
+  const rows = await db.selectFrom('signals')
+    .select(['page', 'signal_type', 'element', user.as('u'), (eb) => eb.fn.max('occurred_at').as('last')])
+    .where('site_id', '=', siteId).where('occurred_at', '>=', from).where('occurred_at', '<', to)
+    .groupBy(['page', 'signal_type', 'element', user])
+    .execute();
+  return rows.map((r) => ({ page: r.page, type: r.signal_type, element: r.element, user: r.u, last: Number(r.last) }));
+}
+
+/**
  * Scores of the windows [start, to) without extension, for every start: what deploy after-scores
- * use. One read of [earliest start, to) serves them all (spanScores sweeps it). Signals of issues
- * ignored before `to` are left out, as in page scores.
+ * use. Aggregates of [earliest start, to) serve them all (spanScores sweeps them); the signals
+ * themselves stay in the database. Signals of issues ignored before `to` are left out, as in page scores.
  */
 export async function scoreSpans(db: Kysely<Database>, siteId: string, starts: readonly number[], to: number): Promise<Map<number, SpanScore>> {
   if (starts.length === 0) return new Map();
@@ -179,6 +229,8 @@ export async function scoreSpans(db: Kysely<Database>, siteId: string, starts: r
   const weight = weightResolver(await loadSignalWeights(db, siteId));
   const lastSeen = (await lastSeenByPage(db, siteId, from, to, [])).map((r) => ({ page: r.page, user: r.u, last: Number(r.last) }));
   const ignored = await ignoredFingerprints(db, siteId, to);
-  const fires = (await firesBetween(db, siteId, from, to)).filter((f) => !ignored.has(`${f.page}\u0000${f.type}\u0000${f.element}`));
-  return spanScores({ lastSeen, fires, weight, starts });
+  const kept = (r: { page: string; type: string; element: string }) => !ignored.has(`${r.page}\u0000${r.type}\u0000${r.element}`);
+  const confidence = (await confidenceBySegment(db, siteId, starts, to)).filter(kept);
+  const lastFires = (await lastFireByUser(db, siteId, from, to)).filter(kept);
+  return spanScores({ lastSeen, confidence, lastFires, weight, starts });
 }

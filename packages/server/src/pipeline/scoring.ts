@@ -187,61 +187,100 @@ export function overallScore(pages: readonly { score: number; activeUsers: numbe
 /** A user's latest event on a page in the rows' span. */
 export interface PageLastSeen { page: string; user: string; last: number }
 
-export interface PageSignalFire extends SignalFire { page: string }
+/**
+ * Confidence sums are exact: each clamped confidence counts as an integer number of 2^-78
+ * units (truncated, which changes nothing for confidences of at least 2^-26 and less than
+ * 2^-78 for any other), summed as integers and turned back into a number once, so a sum is
+ * the same whatever the order or grouping of its terms, in SQL (which sums per segment, in
+ * its own order; score-pages.ts) or here.
+ */
+export const CONFIDENCE_UNIT_BITS = 78;
+export const confidenceUnits = (confidence: unknown): bigint => BigInt(Math.floor(clampConfidence(confidence) * 2 ** CONFIDENCE_UNIT_BITS));
+export const confidenceOfUnits = (units: bigint): number => Number(units) * 2 ** -CONFIDENCE_UNIT_BITS;
+
+/** The confidence units of a page's signals of one type in one segment [start, next start). */
+export interface SegmentConfidence { page: string; type: string; start: number; units: bigint }
+
+/** A user's latest signal of one type on a page in the rows' span. */
+export interface LastFire { page: string; type: string; user: string; last: number }
 
 export interface SpanScore { overall: number; pages: { page: string; score: number; active_users: number }[] }
 
 /**
  * Scores of the windows [start, T) for several starts at once (deploy after-scores, DOMAIN.md 6),
- * from the rows of [earliest start, T): per page, the users whose latest event is at or after the
- * start, over the counted fires at or after it; no window extension, no minimum of users.
- * One sweep, starts and rows newest first: each window's rows are the previous window's plus
- * the ones between the two starts, so the cost is rows + starts x pages, not starts x rows.
- * Per page, confidences are summed per type and types weighed in order of first fire, as
- * weighSignals does; the sums run newest first.
+ * from aggregates of [earliest start, T), never the signals themselves: per page, the users whose
+ * latest event is at or after the start (active), those with a counted signal at or after it
+ * (affected), and the confidences of the segments from the start on; no window extension, no
+ * minimum of users. The segments are the spans between consecutive starts, so a window's
+ * confidences are its own segment's plus those of the later windows.
+ * One sweep, newest start first, adding each segment and each user once: the cost is rows +
+ * starts x pages, not starts x rows.
+ * As weighSignals does, confidences are summed per type and types weighed in order of first
+ * fire newest first, which is the order of their latest signal (ties by name).
+ * Floating point: the sweep over raw fires summed doubles newest first; per-segment aggregates
+ * cannot replay that order, so confidence sums are exact instead (confidenceUnits), the same on
+ * both dialects and whatever the grouping. They equal a sum of doubles up to its last bits, and a
+ * score (rounded to 0.1 by clampScore, as are the overall score and the delta) can only differ
+ * when the raw score sits within those bits of a rounding boundary, where the sum of doubles
+ * itself depended on the order of the rows (scorePage sums in the database's order).
  * Returns, per start, the pages with at least one active user (highest score first, then most
  * users, then page) and the overall score.
  */
 export function spanScores(input: {
   lastSeen: readonly PageLastSeen[];
-  fires: readonly PageSignalFire[];
+  confidence: readonly SegmentConfidence[];
+  lastFires: readonly LastFire[];
   weight: (type: string) => number;
   starts: readonly number[];
 }): Map<number, SpanScore> {
   const { weight } = input;
+  // A weight of 0 switches a type off: its signals neither weigh nor make a user affected.
+  const counted = (row: { type: string }) => weight(row.type) > 0;
   const seen = [...input.lastSeen].sort((a, b) => b.last - a.last);
-  // A weight of 0 switches a type off: such fires neither weigh nor make a user affected.
-  const fires = input.fires.filter((f) => weight(f.type) > 0).sort((a, b) => b.at - a.at);
-  const pages = new Map<string, { active: number; affected: Set<string>; confidence: Map<string, number>; score: number; dirty: boolean }>();
+  // Per page and user, their latest counted signal: they are affected in the windows starting at or before it.
+  const affectedUntil = new Map<string, PageLastSeen>();
+  const latestOfType = new Map<string, number>();
+  for (const r of input.lastFires.filter(counted)) {
+    const key = `${r.page}\u0000${r.user}`;
+    if ((affectedUntil.get(key)?.last ?? -Infinity) < r.last) affectedUntil.set(key, { page: r.page, user: r.user, last: r.last });
+    const typeKey = `${r.page}\u0000${r.type}`;
+    latestOfType.set(typeKey, Math.max(latestOfType.get(typeKey) ?? -Infinity, r.last));
+  }
+  const affected = [...affectedUntil.values()].sort((a, b) => b.last - a.last);
+  const segments = input.confidence.filter(counted).sort((a, b) => b.start - a.start);
+  const pages = new Map<string, { active: number; affected: number; units: Map<string, bigint>; score: number; dirty: boolean }>();
   const pageOf = (page: string) => {
     let state = pages.get(page);
-    if (!state) pages.set(page, (state = { active: 0, affected: new Set(), confidence: new Map(), score: 0, dirty: true }));
+    if (!state) pages.set(page, (state = { active: 0, affected: 0, units: new Map(), score: 0, dirty: true }));
     state.dirty = true;
     return state;
   };
   const out = new Map<number, SpanScore>();
   let s = 0;
-  let f = 0;
-  for (const start of [...new Set(input.starts)].sort((a, b) => b - a)) {
+  let a = 0;
+  let g = 0;
+  for (const start of [...new Set(input.starts)].sort((x, y) => y - x)) {
     for (; s < seen.length && seen[s].last >= start; s++) pageOf(seen[s].page).active++;
-    for (; f < fires.length && fires[f].at >= start; f++) {
-      const fire = fires[f];
-      const state = pageOf(fire.page);
-      state.confidence.set(fire.type, (state.confidence.get(fire.type) ?? 0) + clampConfidence(fire.confidence));
-      state.affected.add(fire.user);
+    for (; a < affected.length && affected[a].last >= start; a++) pageOf(affected[a].page).affected++;
+    for (; g < segments.length && segments[g].start >= start; g++) {
+      const { page, type, units } = segments[g];
+      const state = pageOf(page);
+      state.units.set(type, (state.units.get(type) ?? 0n) + units);
     }
     const scored: SpanScore['pages'] = [];
     for (const [page, state] of pages) {
       if (state.active === 0) continue;
       if (state.dirty) {
+        const latest = (type: string) => latestOfType.get(`${page}\u0000${type}`) ?? -Infinity;
+        const types = [...state.units.keys()].sort((x, y) => latest(y) - latest(x) || x.localeCompare(y));
         let total = 0;
-        for (const [type, confidence] of state.confidence) total += weight(type) * confidence;
-        state.score = clampScore(rawScore(total, state.active, state.affected.size));
+        for (const type of types) total += weight(type) * confidenceOfUnits(state.units.get(type)!);
+        state.score = clampScore(rawScore(total, state.active, state.affected));
         state.dirty = false;
       }
       scored.push({ page, score: state.score, active_users: state.active });
     }
-    scored.sort((a, b) => b.score - a.score || b.active_users - a.active_users || a.page.localeCompare(b.page));
+    scored.sort((x, y) => y.score - x.score || y.active_users - x.active_users || x.page.localeCompare(y.page));
     out.set(start, { overall: overallScore(scored.map((p) => ({ score: p.score, activeUsers: p.active_users }))), pages: scored });
   }
   return out;
