@@ -34,6 +34,11 @@ export interface Log {
 export interface ServiceContext {
   auth: AuthContext;
   db: Kysely<Database>;
+  /**
+   * For heavy reads of a write that need not see the request's own writes (a deploy's
+   * before-rates): the store's read connection, on SQLite off the main thread. Absent: db.
+   */
+  readDb?: Kysely<Database>;
   /** The time of the request, from the injected clock. */
   now: number;
   requestId: string;

@@ -10,7 +10,7 @@ import type { Database, UxIssuesTable } from '../store/tables.ts';
 import { enqueue, eventJob } from '../events/jobs.ts';
 import { toIssueRecord } from '../domain/records/issue.ts';
 import { CLUSTER_WINDOW_MS, isCluster, REGRESSED_AT_LEAST, verdict } from './issues.ts';
-import { issueRate } from './issue-rates.ts';
+import { issueRate, issueRates } from './issue-rates.ts';
 import { DAY_MS } from '../domain/time.ts';
 
 
@@ -80,11 +80,13 @@ export async function verifyStep(db: Kysely<Database>, siteId: string, cycleAt: 
 
   const pending = await db.selectFrom('issue_verifications').innerJoin('ux_issues', 'ux_issues.id', 'issue_verifications.issue_id')
     .selectAll('issue_verifications').where('ux_issues.site_id', '=', siteId).where('issue_verifications.result', '=', 'pending')
-    .where('issue_verifications.started_at', '<=', cycleAt).orderBy('issue_verifications.started_at').execute();
-  for (const record of pending) {
-    const issue = issues.get(record.issue_id);
-    if (!issue) continue;
-    const after = await issueRate(db, issue, record.started_at, cycleAt);
+    .where('issue_verifications.started_at', '<=', cycleAt).orderBy('issue_verifications.started_at').execute()
+    .then((rows) => rows.filter((record) => issues.has(record.issue_id)));
+  // Records of one deploy share their spans: each page's users are counted once for them all.
+  const afterRates = await issueRates(db, pending.map((record) => ({ issue: issues.get(record.issue_id)!, from: record.started_at, to: cycleAt })));
+  for (const [i, record] of pending.entries()) {
+    const issue = issues.get(record.issue_id)!;
+    const after = afterRates[i];
     const sessions = await sessionsWithSignals(db, issue, record.started_at, cycleAt);
     const decision = verdict({ beforeRate: record.before_rate, afterCount: after.count, afterSessions: sessions, afterUsers: after.activeUsers, elapsedMs: cycleAt - record.started_at });
     const writeRecord = (trx: Kysely<Database>) => trx.updateTable('issue_verifications').set({

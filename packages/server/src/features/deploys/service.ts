@@ -14,7 +14,7 @@ import { effectiveConfig } from '../../domain/site-config.ts';
 import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
 import { assertUuid, resolveSite } from '../../domain/tenancy.ts';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../domain/time.ts';
-import { issueRate } from '../../pipeline/issue-rates.ts';
+import { issueRates } from '../../pipeline/issue-rates.ts';
 import { overallScore } from '../../pipeline/scoring.ts';
 import type { Database, DeploysTable } from '../../store/tables.ts';
 import { deployWithRelatedIssues } from './deploy-detail.ts';
@@ -56,9 +56,11 @@ export async function recordDeploy({ ctx, input }: { ctx: ServiceContext; input:
       .where('status', 'in', ['resolved', ...OPEN_ISSUE_STATUSES]).execute()
     : [];
   // Before-rates: 7 days before resolution for resolved issues, before the deploy for open ones.
-  const rates = await Promise.all(issues.map((issue) => {
+  // They read a week of the pages' events: on the read connection, so a deploy does not stall
+  // the main thread (on SQLite) for as long as that takes.
+  const rates = await issueRates(ctx.readDb ?? db, issues.map((issue) => {
     const until = issue.status === 'resolved' && issue.resolved_at ? issue.resolved_at : deployedAt;
-    return issueRate(db, issue, until - 7 * DAY_MS, until);
+    return { issue, from: until - 7 * DAY_MS, to: until };
   }));
 
   const row: DeploysTable = {
