@@ -1,11 +1,12 @@
 // Issue rates (signals per active user on the issue's page over a span), as verification and a
 // deploy's before-rates use them. Several issues over the same page and span count the page's
-// users once; a deploy reads them on the read connection, so on SQLite the week of events they
-// scan never runs on the main thread.
+// users once; a deploy reads them in the store's background lane, so on SQLite the week of
+// events they scan neither runs on the main thread nor holds the routes' readers.
 import type SQLite from 'better-sqlite3';
 import { afterEach, expect, it, vi } from 'vitest';
 import { issueRate, issueRates, type IssueSpan } from '../src/pipeline/issue-rates.ts';
 import { sqliteHandleOf } from '../src/store/db.ts';
+import type { ReadPool } from '../src/store/read-pool.ts';
 import { eachDialect, useHarness } from './helpers/harness.ts';
 import { HOUR, MIN, cycle, freshStart, ok, sendVisits, visits, type SignalSpec } from './helpers/traffic.ts';
 
@@ -59,7 +60,7 @@ eachDialect('issue rates', (dialect) => {
     for (const [i, span] of spans.entries()) expect(await issueRate(h.store.db, span.issue, span.from, span.to)).toEqual(rates[i]);
   });
 
-  it.skipIf(dialect.name !== 'sqlite')('reads a deploy\'s before-rates off the main connection, and stores them', async () => {
+  it.skipIf(dialect.name !== 'sqlite')('reads a deploy\'s before-rates on the background reader, not the main connection nor the routes\' readers, and stores them', async () => {
     const { org, S } = await traffic();
     h.clock.set(S + 2 * HOUR);
     await cycle(h, org.site_id, S + 2 * HOUR);
@@ -73,8 +74,13 @@ eachDialect('issue rates', (dialect) => {
         return original.apply(this, args);
       } as never);
     }
+    const served = (pool: ReadPool | null) => pool!.stats().reduce((n, r) => n + r.served, 0);
+    const [routes, background] = [served(h.store.readPool), served(h.store.pipelineReadPool)];
     const deploy = await ok(h, org.keys.secret, 'POST', '/v1/manage/deploys', { version: '3.1.0' });
     vi.restoreAllMocks();
+    // Three issues on two pages: three signal counts and two user counts.
+    expect(served(h.store.pipelineReadPool) - background).toBe(5);
+    expect(served(h.store.readPool)).toBe(routes);
     // The spy saw the deploy's own selects on the main connection (the site, the scores)...
     expect(onMain.length).toBeGreaterThan(0);
     // ...but none of the rate reads.

@@ -35,10 +35,11 @@ export interface ServiceContext {
   auth: AuthContext;
   db: Kysely<Database>;
   /**
-   * For heavy reads of a write that need not see the request's own writes (a deploy's
-   * before-rates): the store's read connection, on SQLite off the main thread. Absent: db.
+   * For heavy reads of a write that need not see the request's own writes and may wait (a
+   * deploy's before-rates): the store's backgroundReadDb, on SQLite off the main thread and
+   * off the routes' readers. Absent: db.
    */
-  readDb?: Kysely<Database>;
+  backgroundReadDb?: Kysely<Database>;
   /** The time of the request, from the injected clock. */
   now: number;
   requestId: string;

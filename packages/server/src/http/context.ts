@@ -12,7 +12,7 @@ import './app-types.ts';
 export function publicContextOf(request: FastifyRequest): PublicContext {
   const { store, clock } = request.server.services;
   const pureRead = request.method === 'GET' && request.routeOptions.config?.access?.surface === 'query';
-  return { db: pureRead ? store.readDb : store.db, readDb: store.readDb, now: clock.now(), requestId: request.id, ip: request.ip, log: request.log };
+  return { db: pureRead ? store.readDb : store.db, backgroundReadDb: store.backgroundReadDb, now: clock.now(), requestId: request.id, ip: request.ip, log: request.log };
 }
 
 export function contextOf(request: FastifyRequest): ServiceContext {

@@ -33,6 +33,12 @@ export interface Store {
    * take seconds on a busy site, and queued in readPool they held the routes' reads behind them.
    */
   pipelineReadPool: ReadPool | null;
+  /**
+   * Pure reads that may wait (background work: a deploy's before-rates, which count a week of
+   * events): on a SQLite file the pipeline's reader, so they neither stall the main thread nor
+   * keep the routes' reads waiting for a reader. Elsewhere it is `readDb`.
+   */
+  backgroundReadDb: Kysely<Database>;
   dialect: Dialect;
   close(): Promise<void>;
   ping(): Promise<void>;
@@ -96,6 +102,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       pipelineDb,
       readPool,
       pipelineReadPool,
+      backgroundReadDb: pipelineReadDb ?? readDb,
       dialect,
       close: async () => {
         if (readDb !== db) await readDb.destroy();
@@ -116,6 +123,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     pipelineDb: db,
     readPool: null,
     pipelineReadPool: null,
+    backgroundReadDb: db,
     dialect,
     close: () => db.destroy(),
     ping: async () => { await sql`select 1`.execute(db); },

@@ -56,9 +56,9 @@ export async function recordDeploy({ ctx, input }: { ctx: ServiceContext; input:
       .where('status', 'in', ['resolved', ...OPEN_ISSUE_STATUSES]).execute()
     : [];
   // Before-rates: 7 days before resolution for resolved issues, before the deploy for open ones.
-  // They read a week of the pages' events: on the read connection, so a deploy does not stall
-  // the main thread (on SQLite) for as long as that takes.
-  const rates = await issueRates(ctx.readDb ?? db, issues.map((issue) => {
+  // They read a week of the pages' events: in the background lane, so a deploy neither stalls
+  // the main thread (on SQLite) nor holds the routes' readers for as long as that takes.
+  const rates = await issueRates(ctx.backgroundReadDb ?? db, issues.map((issue) => {
     const until = issue.status === 'resolved' && issue.resolved_at ? issue.resolved_at : deployedAt;
     return { issue, from: until - 7 * DAY_MS, to: until };
   }));
