@@ -3,36 +3,35 @@
 // users once; a deploy reads them in the store's background lane, so on SQLite the week of
 // events they scan neither runs on the main thread nor holds the routes' readers.
 import type SQLite from 'better-sqlite3';
-import { afterEach, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { issueRate, issueRates, type IssueSpan } from '../src/pipeline/issue-rates.ts';
 import { sqliteHandleOf } from '../src/store/db.ts';
 import type { ReadPool } from '../src/store/read-pool.ts';
-import { eachDialect, useHarness } from './helpers/harness.ts';
+import { eachDialect, useHarness, type Harness } from './helpers/harness.ts';
 import { HOUR, MIN, cycle, freshStart, ok, sendVisits, visits, type SignalSpec } from './helpers/traffic.ts';
 
 const PAY: SignalSpec = { type: 'rage_click', element: 'button.pay', label: 'Pay now' };
 const BACK: SignalSpec = { type: 'dead_click', element: 'a.back', label: 'Back' };
 const CART: SignalSpec = { type: 'dead_click', element: 'button.update', label: 'Update' };
 
+/** /checkout: 12 users, 5 rage clicks on Pay and 3 dead clicks on Back; /cart: 8 users, 4 dead clicks. */
+async function traffic(h: Harness) {
+  const { org, start: S, prefix } = await freshStart(h);
+  h.clock.set(S + HOUR + 30 * MIN);
+  await sendVisits(h, org, prefix, [
+    ...visits(1, 5, '/checkout', S + HOUR, PAY, 5),
+    ...visits(6, 3, '/checkout', S + HOUR + 10 * MIN, BACK, 3),
+    ...visits(9, 4, '/checkout', S + HOUR + 12 * MIN, PAY, 0),
+    ...visits(13, 8, '/cart', S + HOUR + 15 * MIN, CART, 4),
+  ]);
+  return { org, S };
+}
+
 eachDialect('issue rates', (dialect) => {
   const h = useHarness(dialect.name, { raisedLimits: true });
-  afterEach(() => { vi.restoreAllMocks(); });
-
-  /** /checkout: 12 users, 5 rage clicks on Pay and 3 dead clicks on Back; /cart: 8 users, 4 dead clicks. */
-  async function traffic() {
-    const { org, start: S, prefix } = await freshStart(h);
-    h.clock.set(S + HOUR + 30 * MIN);
-    await sendVisits(h, org, prefix, [
-      ...visits(1, 5, '/checkout', S + HOUR, PAY, 5),
-      ...visits(6, 3, '/checkout', S + HOUR + 10 * MIN, BACK, 3),
-      ...visits(9, 4, '/checkout', S + HOUR + 12 * MIN, PAY, 0),
-      ...visits(13, 8, '/cart', S + HOUR + 15 * MIN, CART, 4),
-    ]);
-    return { org, S };
-  }
 
   it('gives each issue its own rate and counts a page\'s users once per span', async () => {
-    const { org, S } = await traffic();
+    const { org, S } = await traffic(h);
     const key = (page: string, spec: SignalSpec) => ({ site_id: org.site_id, page, type: spec.type, element_selector: spec.element });
     const spans: IssueSpan[] = [
       { issue: key('/checkout', PAY), from: S, to: S + 2 * HOUR },
@@ -60,8 +59,15 @@ eachDialect('issue rates', (dialect) => {
     for (const [i, span] of spans.entries()) expect(await issueRate(h.store.db, span.issue, span.from, span.to)).toEqual(rates[i]);
   });
 
-  it.skipIf(dialect.name !== 'sqlite')('reads a deploy\'s before-rates on the background reader, not the main connection nor the routes\' readers, and stores them', async () => {
-    const { org, S } = await traffic();
+});
+
+// The read lanes exist on a SQLite file only (on PostgreSQL every read shares one pool).
+describe('a deploy\'s before-rates on a SQLite file', () => {
+  const h = useHarness('sqlite', { raisedLimits: true });
+  afterEach(() => { vi.restoreAllMocks(); });
+
+  it('reads a deploy\'s before-rates on the background reader, not the main connection nor the routes\' readers, and stores them', async () => {
+    const { org, S } = await traffic(h);
     h.clock.set(S + 2 * HOUR);
     await cycle(h, org.site_id, S + 2 * HOUR);
     // Every select the main connection answers outside a transaction, while the deploy is recorded.
