@@ -48,14 +48,22 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     const { error, results } = await migrator.migrateToLatest();
     if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
     // Kysely's migrator lists the tables of every schema in the database to find its own; another
-    // schema dropped during that listing fails it with 3F000. Nothing was applied (migrations run
-    // under a lock, in a transaction), so looking again is safe.
+    // schema dropped during that listing fails it. Nothing was applied (migrations run under a
+    // lock, in a transaction), so looking again is safe.
     if (attempt < 5 && droppedElsewhere(error, schema)) continue;
     throw error instanceof Error ? error : new Error(String(error));
   }
 }
 
+/**
+ * The listing's failures when another schema is dropped under it: the schema gone (3F000, which
+ * names it, so our own missing schema is still an error), or one of its tables or columns gone
+ * while the listing looked it up by name (42P01, 42703: "column "site_id" of relation
+ * "page_scores" does not exist"). Our own tables are not dropped while we migrate them.
+ */
 function droppedElsewhere(error: unknown, ownSchema: string | undefined): boolean {
   const e = error as { code?: string; message?: string };
-  return e?.code === '3F000' && ownSchema !== undefined && !String(e.message).includes(`"${ownSchema}"`);
+  if (ownSchema === undefined) return false;
+  if (e?.code === '3F000') return !String(e.message).includes(`"${ownSchema}"`);
+  return e?.code === '42P01' || e?.code === '42703';
 }
