@@ -2,12 +2,11 @@
 // deploy's before-rates use them. Several issues over the same page and span count the page's
 // users once; a deploy reads them in the store's background lane, so on SQLite the week of
 // events they scan neither runs on the main thread nor holds the routes' readers.
-import type SQLite from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { issueRate, issueRates, type IssueSpan } from '../src/pipeline/issue-rates.ts';
-import { sqliteHandleOf } from '../src/store/db.ts';
 import type { ReadPool } from '../src/store/read-pool.ts';
 import { eachDialect, useHarness, type Harness } from './helpers/harness.ts';
+import { countingSelectsFrom, selectsOnMainConnection } from './helpers/query-spy.ts';
 import { HOUR, MIN, cycle, freshStart, ok, sendVisits, visits, type SignalSpec } from './helpers/traffic.ts';
 
 const PAY: SignalSpec = { type: 'rage_click', element: 'button.pay', label: 'Pay now' };
@@ -40,22 +39,15 @@ eachDialect('issue rates', (dialect) => {
       // The same page over another span is another count.
       { issue: key('/checkout', PAY), from: S + HOUR + 5 * MIN, to: S + 2 * HOUR },
     ];
-    let userCounts = 0;
-    const counting = h.store.db.withPlugin({
-      transformQuery: ({ node }) => {
-        if (node.kind === 'SelectQueryNode' && JSON.stringify(node.from ?? {}).includes('"name":"events"')) userCounts++;
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    });
-    const rates = await issueRates(counting, spans);
+    const counting = countingSelectsFrom(h.store.db, 'events');
+    const rates = await issueRates(counting.db, spans);
     expect(rates).toEqual([
       { count: 5, activeUsers: 12, rate: 5 / 12 },
       { count: 3, activeUsers: 12, rate: 3 / 12 },
       { count: 4, activeUsers: 8, rate: 0.5 },
       { count: 0, activeUsers: 7, rate: 0 },
     ]);
-    expect(userCounts).toBe(3);
+    expect(counting.counter.selects).toBe(3);
     for (const [i, span] of spans.entries()) expect(await issueRate(h.store.db, span.issue, span.from, span.to)).toEqual(rates[i]);
   });
 
@@ -71,15 +63,7 @@ describe('a deploy\'s before-rates on a SQLite file', () => {
     h.clock.set(S + 2 * HOUR);
     await cycle(h, org.site_id, S + 2 * HOUR);
     // Every select the main connection answers outside a transaction, while the deploy is recorded.
-    const statement = Object.getPrototypeOf(keep(sqliteHandleOf(h.store.db)!.prepare('select 1'))) as SQLite.Statement;
-    const onMain: string[] = [];
-    for (const method of ['all', 'get', 'iterate'] as const) {
-      const original = statement[method] as (...args: unknown[]) => unknown;
-      vi.spyOn(statement, method).mockImplementation(function (this: SQLite.Statement, ...args: unknown[]) {
-        if (/^\s*select/i.test(this.source) && !this.database.inTransaction) onMain.push(this.source);
-        return original.apply(this, args);
-      } as never);
-    }
+    const onMain = selectsOnMainConnection(h.store.db);
     const served = (pool: ReadPool | null) => pool!.stats().reduce((n, r) => n + r.served, 0);
     const [routes, background] = [served(h.store.readPool), served(h.store.pipelineReadPool)];
     const deploy = await ok(h, org.keys.secret, 'POST', '/v1/manage/deploys', { version: '3.1.0' });
@@ -101,7 +85,3 @@ describe('a deploy\'s before-rates on a SQLite file', () => {
     ]);
   });
 });
-
-/** better-sqlite3 statements are never left to the garbage collector (see store/db.ts). */
-const kept: unknown[] = [];
-function keep<T>(value: T): T { kept.push(value); return value; }

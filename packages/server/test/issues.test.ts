@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eachDialect, useHarness, type Org } from './helpers/harness.ts';
 import { fingerprint, severityOf } from '../src/pipeline/issues.ts';
 import { clusterStep } from '../src/pipeline/cluster-step.ts';
+import { countingSelectsFrom } from './helpers/query-spy.ts';
 import {
   HOUR, MIN, api, cycle, eventsOfType, freshStart, issueRow, ok, outboxEvents, sendVisits, sidOf,
 } from './helpers/traffic.ts';
@@ -181,17 +182,10 @@ eachDialect('UX issues', (dialect) => {
         { n: 1, page: '/pricing', at: S + HOUR, signals: [...signals, ...signals] },
         { n: 2, page: '/pricing', at: S + HOUR + 5 * MIN, signals },
       ]);
-      let reads = 0;
-      const counting = h.store.db.withPlugin({
-        transformQuery: ({ node }) => {
-          if (node.kind === 'SelectQueryNode' && JSON.stringify(node.from ?? {}).includes('"name":"signals"')) reads++;
-          return node;
-        },
-        transformResult: async ({ result }) => result,
-      });
-      const result = await clusterStep(counting, org.site_id, S + HOUR + 15 * MIN);
+      const counting = countingSelectsFrom(h.store.db, 'signals');
+      const result = await clusterStep(counting.db, org.site_id, S + HOUR + 15 * MIN);
       expect(result).toEqual({ created: groups, updated: 0 });
-      return reads;
+      return counting.counter.selects;
     };
     expect(await signalReads(12)).toBe(await signalReads(1));
   });

@@ -8,7 +8,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type SQLite from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
 import { Secrets } from '../src/auth/secrets.ts';
@@ -16,11 +15,12 @@ import { bootstrapOrg } from '../src/features/orgs/bootstrap.ts';
 import { runCycle } from '../src/pipeline/cycle.ts';
 import { generatePlan } from '../src/simulate/generate.ts';
 import { seedStore } from '../src/simulate/run.ts';
-import { openStore, sqliteHandleOf, type Store } from '../src/store/db.ts';
+import { openStore, type Store } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { DAY_MS } from '../src/domain/time.ts';
 import { createTestStore, eachDialect, testConfig, type TestStore } from './helpers/harness.ts';
 import type { DialectName } from './helpers/services.ts';
+import { selectsOnMainConnection } from './helpers/query-spy.ts';
 
 const END = Date.UTC(2026, 10, 20, 15, 0, 0);
 const INTERVAL = 15 * 60_000;
@@ -164,15 +164,7 @@ describe('store.pipelineDb on a SQLite file', () => {
     tests.push(test);
     const { store } = test;
     // Every statement the main connection answers with rows, and whether a transaction was open.
-    const statement = Object.getPrototypeOf(keep(sqliteHandleOf(store.db)!.prepare('select 1'))) as SQLite.Statement;
-    const outside: string[] = [];
-    for (const method of ['all', 'get', 'iterate'] as const) {
-      const original = statement[method] as (...args: unknown[]) => unknown;
-      vi.spyOn(statement, method).mockImplementation(function (this: SQLite.Statement, ...args: unknown[]) {
-        if (/^\s*select/i.test(this.source) && !this.database.inTransaction) outside.push(this.source);
-        return original.apply(this, args);
-      } as never);
-    }
+    const outside = selectsOnMainConnection(store.db);
     const before = served(store);
     for (let at = END - 2 * 60 * 60_000; at <= END; at += INTERVAL) {
       expect((await runCycle(store.pipelineDb, siteId, at, { intervalMs: INTERVAL, clock: new ManualClock(at) })).status).toBe('done');
@@ -227,7 +219,3 @@ describe('store.pipelineDb on a SQLite file', () => {
     expect((await store.db.selectFrom('orgs').select('id').orderBy('id').execute()).map((r) => r.id)).toEqual(['org-outside']);
   });
 });
-
-/** better-sqlite3 statements are never left to the garbage collector (see store/db.ts). */
-const kept: unknown[] = [];
-function keep<T>(value: T): T { kept.push(value); return value; }
