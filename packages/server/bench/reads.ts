@@ -2,8 +2,10 @@
 // deterministic dataset of bench/dataset.ts (built once, then cached), `mallard serve
 // --no-worker` on it, and every GET /v1/query/* operation of the served OpenAPI document at 32
 // connections, each right after the same load on a bare Fastify GET route in another process,
-// so each route's share of the bare route is measured next to it. Also the server's peak RSS
-// (VmHWM) and cold start: process start to the first 200 from /readyz (median of 3).
+// so each route's share of the bare route is measured next to it; then the same load on a
+// second server with the read cache off (MALLARD_READ_CACHE_MS=0), whose sequential "alone"
+// requests give what each answer costs to compute. Also the server's peak RSS (VmHWM) and cold
+// start: process start to the first 200 from /readyz (median of 3).
 //
 //   npm run bench -- reads                                     100k and 1M signals on SQLite
 //   npm run bench -- reads --sizes 100k --dialects sqlite,postgres --database-url postgres://...
@@ -26,7 +28,7 @@ const HOUR = 60 * 60 * 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Measure { rps: number; p50: number; p99: number; bad: number; completed: number }
-interface RouteResult { route: string; bare: Measure | null; real: Measure | null; aloneMs: number }
+interface RouteResult { route: string; bare: Measure | null; real: Measure | null; fresh: Measure | null; aloneMs: number }
 interface RunResult { dialect: Dialect; size: string; dataset: Dataset; routes: RouteResult[]; peakRssMb: number; coldStartMs: number[]; load: string }
 
 function parse(argv: string[]) {
@@ -70,10 +72,11 @@ function peakRssMb(pid: number): number {
   return Math.round(Number(line?.match(/\d+/)?.[0] ?? 0) / 1024);
 }
 
-function serverEnv(dataset: Dataset, port: number): Record<string, string> {
+function serverEnv(dataset: Dataset, port: number, readCacheMs: string | undefined): Record<string, string> {
   return {
     DATABASE_URL: dataset.url, MALLARD_SECRET: BENCH_SECRET, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
     MALLARD_DEMO: '0', RATE_LIMIT_QUERY_PER_MIN: '10000000', RATE_LIMIT_MANAGE_PER_MIN: '10000000',
+    ...(readCacheMs === undefined ? {} : { MALLARD_READ_CACHE_MS: readCacheMs }),
   };
 }
 
@@ -87,10 +90,10 @@ async function stop(child: ChildProcess) {
  * Spawns `mallard serve --no-worker` on the dataset and waits for its first 200 from /readyz;
  * the milliseconds from spawn to that answer are the cold start.
  */
-async function startServer(dataset: Dataset): Promise<{ child: ChildProcess; port: number; readyMs: number }> {
+async function startServer(dataset: Dataset, readCacheMs?: string): Promise<{ child: ChildProcess; port: number; readyMs: number }> {
   const port = await freePort();
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [BIN, 'serve', '--no-worker'], { env: { ...process.env, ...serverEnv(dataset, port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--no-worker'], { env: { ...process.env, ...serverEnv(dataset, port, readCacheMs) }, stdio: ['ignore', 'ignore', 'inherit'] });
   for (;;) {
     if (child.exitCode !== null) throw new Error(`serve exited with ${child.exitCode}`);
     try {
@@ -138,9 +141,12 @@ async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl:
     await stop(child);
   }
   const { child: server, port } = await startServer(dataset);
+  // The same server with the read cache off, beside it: what each answer costs to compute.
+  const { child: freshServer, port: freshPort } = await startServer(dataset, '0');
   const routes: RouteResult[] = [];
   try {
     const base = `http://127.0.0.1:${port}`;
+    const freshBase = `http://127.0.0.1:${freshPort}`;
     const doc = await (await fetch(`${base}/v1/openapi.json`)).json();
     const headers = { authorization: `Bearer ${dataset.secretKey}` };
     await measure(`http://127.0.0.1:${barePort}/v1/query/bare`, {}); // warm-up, not reported
@@ -148,22 +154,24 @@ async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl:
       const check = await fetch(`${base}${path}`, { headers });
       if (check.status !== 200) throw new Error(`GET ${path} answered ${check.status}: ${(await check.text()).slice(0, 300)}`);
       await check.arrayBuffer().catch(() => undefined);
-      const aloneMs = await alone(`${base}${path}`, headers);
+      const aloneMs = await alone(`${freshBase}${path}`, headers);
       // A bulk export streams the whole range: 32 of them at once outlive the 5 s window and
       // keep the server busy through the next routes' runs, so it is measured alone only.
       if (path.includes('/export/')) {
         console.error(`${dialect} ${size} ${path}: alone ${aloneMs.toFixed(0)} ms (not under load)`);
-        routes.push({ route: path, bare: null, real: null, aloneMs });
+        routes.push({ route: path, bare: null, real: null, fresh: null, aloneMs });
         continue;
       }
       const bare = await measure(`http://127.0.0.1:${barePort}/v1/query/bare`, {});
       const real = await measure(`${base}${path}`, headers);
-      console.error(`${dialect} ${size} ${path}: ${real.rps.toFixed(0)} req/s (bare ${bare.rps.toFixed(0)}), p50 ${real.p50} p99 ${real.p99}, alone ${aloneMs.toFixed(0)} ms`);
-      routes.push({ route: path, bare, real, aloneMs });
+      const fresh = await measure(`${freshBase}${path}`, headers);
+      console.error(`${dialect} ${size} ${path}: ${real.rps.toFixed(0)} req/s (bare ${bare.rps.toFixed(0)}, cache off ${fresh.rps.toFixed(0)}), p50 ${real.p50} p99 ${real.p99}, alone ${aloneMs.toFixed(0)} ms`);
+      routes.push({ route: path, bare, real, fresh, aloneMs });
     }
     return { dialect, size, dataset, routes, peakRssMb: peakRssMb(server.pid!), coldStartMs, load: loadavg().map((l) => l.toFixed(1)).join(', ') };
   } finally {
     await stop(server);
+    await stop(freshServer);
   }
 }
 
@@ -177,17 +185,19 @@ function table(run: RunResult): string {
     '',
     `Dataset: ${Object.entries(run.dataset.counts).map(([t, n]) => `${fmt(n)} ${t}`).join(', ')}; ${run.dataset.siteIds.length} sites, 90 days (built in ${fmt(run.dataset.buildSeconds)} s). Peak server RSS **${run.peakRssMb} MB**; cold start to the first 200 from /readyz **${fmt(median(run.coldStartMs))} ms** (median of ${run.coldStartMs.map(fmt).join(' / ')}); load average at the end ${run.load}.`,
     '',
-    '| route | req/s | bare req/s | share of bare | p50 ms | p99 ms | bare p50 / p99 ms | alone ms | answered | non-2xx/errors |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| route | req/s | bare req/s | share of bare | p50 ms | p99 ms | bare p50 / p99 ms | cache off: req/s, share, p99 ms | alone ms (cache off) | answered | non-2xx/errors |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
+  // A route slower than the run answers nothing in it: its latencies are then unknown, not 0.
+  const p99 = (m: Measure) => (m.completed > 0 ? String(m.p99) : `> ${SECONDS * 1000}`);
   for (const r of run.routes) {
-    if (!r.real || !r.bare) {
-      lines.push(`| \`${r.route}\` | | | | | | | ${fmt(r.aloneMs)} | | |`);
+    if (!r.real || !r.bare || !r.fresh) {
+      lines.push(`| \`${r.route}\` | | | | | | | | ${fmt(r.aloneMs)} | | |`);
       continue;
     }
-    // A route slower than the run answers nothing in it: its latencies are then unknown, not 0.
     const latency = r.real.completed > 0 ? `${r.real.p50} | ${r.real.p99}` : `> ${SECONDS * 1000} | > ${SECONDS * 1000}`;
-    lines.push(`| \`${r.route}\` | ${fmt(r.real.rps)} | ${fmt(r.bare.rps)} | ${(r.real.rps / r.bare.rps * 100).toFixed(1)} % | ${latency} | ${r.bare.p50} / ${r.bare.p99} | ${fmt(r.aloneMs)} | ${r.real.completed} | ${r.real.bad} |`);
+    const off = `${fmt(r.fresh.rps)}, ${(r.fresh.rps / r.bare.rps * 100).toFixed(1)} %, ${p99(r.fresh)}`;
+    lines.push(`| \`${r.route}\` | ${fmt(r.real.rps)} | ${fmt(r.bare.rps)} | ${(r.real.rps / r.bare.rps * 100).toFixed(1)} % | ${latency} | ${r.bare.p50} / ${r.bare.p99} | ${off} | ${fmt(r.aloneMs)} | ${r.real.completed + r.fresh.completed} | ${r.real.bad + r.fresh.bad} |`);
   }
   return lines.join('\n');
 }
@@ -228,7 +238,7 @@ export async function runReadsBench(argv: string[] = []): Promise<string> {
     await stop(bare);
   }
   return [
-    `Every GET /v1/query/* operation of the served OpenAPI document, ${CONNECTIONS} connections, ${SECONDS} s each, right after ${SECONDS} s on a bare Fastify GET route (another process, same machine); \`mallard serve --no-worker\` with rate limits raised; seed \`${seed}\`. Latencies in ms (autocannon's p50 and p99).`,
+    `Every GET /v1/query/* operation of the served OpenAPI document, ${CONNECTIONS} connections, ${SECONDS} s each, right after ${SECONDS} s on a bare Fastify GET route (another process, same machine); \`mallard serve --no-worker\` with rate limits raised, and the same with the read cache off (\`MALLARD_READ_CACHE_MS=0\`) beside it: "cache off" is its run right after, "alone" the median of 5 sequential requests to it (what an answer costs to compute); seed \`${seed}\`. Latencies in ms (autocannon's p50 and p99).`,
     '',
     ...runs.map(table).flatMap((t) => [t, '']),
     scaling(runs),

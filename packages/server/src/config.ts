@@ -4,7 +4,7 @@ import { isIP } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
-import { parseDatabaseUrl, type SqliteSynchronous } from './store/db.ts';
+import { DEFAULT_READ_CACHE_MS, parseDatabaseUrl, type SqliteSynchronous } from './store/db.ts';
 
 export interface RateLimits { query: number; manage: number; ingest: number; guide: number }
 
@@ -23,6 +23,8 @@ export interface Config {
   retentionDays: number;
   /** Reader threads of the SQLite read pool (0: reads run on the main connection). */
   sqliteReaders: number;
+  /** How long the read cache keeps an answer of a read route (store/read-cache.ts); 0 turns it off. */
+  readCacheMs: number;
   /**
    * SQLite's synchronous setting for every connection that writes: 'normal' (WAL stays
    * consistent through a power loss but may lose the last commits) or 'full' (fsync on every
@@ -165,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allowPrivateTargets: flag(env, 'MALLARD_ALLOW_PRIVATE_TARGETS', false),
     retentionDays: int(env, 'MALLARD_RETENTION_DAYS', 90, 1, 3650),
     sqliteReaders: int(env, 'MALLARD_SQLITE_READERS', 2, 0, 16),
+    readCacheMs: int(env, 'MALLARD_READ_CACHE_MS', DEFAULT_READ_CACHE_MS, 0, 60_000),
     sqliteSynchronous: sqliteSynchronous(env),
     pipelineIntervalMs: int(env, 'MALLARD_PIPELINE_INTERVAL_MIN', 15, 1, 1440) * 60_000,
     deliveryLeaseMs: int(env, 'MALLARD_DELIVERY_LEASE_SEC', 60, 35, 3600) * 1000,

@@ -4,6 +4,7 @@
 // attribution from it, never from input.
 import type { Kysely } from 'kysely';
 import type { Scope, KeyType } from '../auth/api-keys.ts';
+import type { ReadCache } from '../store/read-cache.ts';
 import type { Database } from '../store/tables.ts';
 
 export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
@@ -40,6 +41,8 @@ export interface ServiceContext {
    * off the routes' readers. Absent: db.
    */
   backgroundReadDb?: Kysely<Database>;
+  /** Pure reads only (GET routes of the query surface): the store's read cache, used through cachedRead. */
+  readCache?: ReadCache;
   /** The time of the request, from the injected clock. */
   now: number;
   requestId: string;

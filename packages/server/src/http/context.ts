@@ -12,7 +12,12 @@ import './app-types.ts';
 export function publicContextOf(request: FastifyRequest): PublicContext {
   const { store, clock } = request.server.services;
   const pureRead = request.method === 'GET' && request.routeOptions.config?.access?.surface === 'query';
-  return { db: pureRead ? store.readDb : store.db, backgroundReadDb: store.backgroundReadDb, now: clock.now(), requestId: request.id, ip: request.ip, log: request.log };
+  return {
+    db: pureRead ? store.readDb : store.db, backgroundReadDb: store.backgroundReadDb,
+    // Not turned off by a request's Cache-Control: browsers send no-cache with every `cache: 'no-store'` fetch (the dashboard's).
+    readCache: pureRead ? store.readCache : undefined,
+    now: clock.now(), requestId: request.id, ip: request.ip, log: request.log,
+  };
 }
 
 export function contextOf(request: FastifyRequest): ServiceContext {

@@ -10,6 +10,7 @@
 // each session row is updated from its new events.
 import { v7 as uuidv7 } from 'uuid';
 import type { Insertable, Kysely } from 'kysely';
+import { tableChangesOf } from '../store/table-changes.ts';
 import type SQLite from 'better-sqlite3';
 import { sqliteHandleOf, type Dialect, type Store } from '../store/db.ts';
 import { addOneValues, addToRollup, SQLITE_ADD_ONE, type RollupSignal } from '../store/element-rollup.ts';
@@ -70,7 +71,7 @@ export async function storeBatches(db: Kysely<Database>, dialect: Dialect, batch
   if (live.length === 0) return batches.map(() => ({ inserted: 0, duplicates: 0 }));
   const file = dialect === 'sqlite' ? sqliteHandleOf(db) : undefined;
   const hot = file ? prepared(file) : undefined;
-  return db.transaction().execute(async (trx) => {
+  const stored = await db.transaction().execute(async (trx) => {
     // 1. Session rows exist and are locked.
     const stubs = new Map<string, Insertable<SessionsTable>>();
     for (const { meta, events } of live) {
@@ -163,6 +164,9 @@ export async function storeBatches(db: Kysely<Database>, dialect: Dialect, batch
     let next = 0;
     return batches.map((b) => (b.events.length > 0 ? results[next++] : { inserted: 0, duplicates: 0 }));
   });
+  // The prepared statements bypass Kysely, so the read cache (store/table-changes.ts) is told here.
+  if (hot) tableChangesOf(db)?.mark(['events', 'signals', 'element_rollup']);
+  return stored;
 }
 
 /** Batches that arrive while a group is being written join the next group. */

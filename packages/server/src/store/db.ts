@@ -5,8 +5,10 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Driver } from 'kysely';
 import pg from 'pg';
+import { ReadCache } from './read-cache.ts';
 import { ReadPool, ReadPoolDialect } from './read-pool.ts';
 import { SplitDialect } from './split-dialect.ts';
+import { registerTableChanges, TableChanges, trackedDialect } from './table-changes.ts';
 import type { Database } from './tables.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -39,6 +41,10 @@ export interface Store {
    * keep the routes' reads waiting for a reader. Elsewhere it is `readDb`.
    */
   backgroundReadDb: Kysely<Database>;
+  /** The tables this process has written, and when (store/table-changes.ts). */
+  changes: TableChanges;
+  /** Short-lived answers of read routes, forgotten when a table they read changes (store/read-cache.ts). */
+  readCache: ReadCache;
   dialect: Dialect;
   close(): Promise<void>;
   ping(): Promise<void>;
@@ -73,7 +79,11 @@ export interface StoreOptions {
   sqliteReaders?: number;
   /** Default 'normal'. */
   sqliteSynchronous?: SqliteSynchronous;
+  /** How long the read cache may keep an answer; 0 turns it off. Default DEFAULT_READ_CACHE_MS. */
+  readCacheMs?: number;
 }
+
+export const DEFAULT_READ_CACHE_MS = 1000;
 
 /** Reader threads of the SQLite read pool: the machine this runs on has few cores. */
 export const DEFAULT_SQLITE_READERS = 2;
@@ -87,14 +97,18 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     // exec, not pragma(): pragma() prepares a statement that is then left to the collector (below).
     file.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON;`);
     const cached = withStatementCache(file);
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cached.database }) });
+    const changes = new TableChanges();
+    const db = new Kysely<Database>({ dialect: trackedDialect(new ImmediateSqliteDialect({ database: cached.database }), changes) });
     const readers = options.sqliteReaders ?? DEFAULT_SQLITE_READERS;
     const readPool = target !== ':memory:' && readers > 0 ? new ReadPool(target, readers) : null;
     sqliteHandles.set(db, file);
+    registerTableChanges(db, changes);
     // Its thread starts on the first cycle, so a process that runs no scheduler spawns nothing.
     const pipelineReadPool = readPool ? new ReadPool(target, 1) : null;
-    const readDb = readPool ? new Kysely<Database>({ dialect: new ReadPoolDialect(readPool) }) : db;
+    const readDb = readPool ? new Kysely<Database>({ dialect: trackedDialect(new ReadPoolDialect(readPool), changes) }) : db;
     const pipelineReadDb = pipelineReadPool ? new Kysely<Database>({ dialect: new ReadPoolDialect(pipelineReadPool) }) : null;
+    // Changes when another connection (another process) commits; a kept statement, read synchronously.
+    const dataVersion = cached.database.prepare('PRAGMA data_version').pluck();
     const pipelineDb = pipelineReadDb ? new Kysely<Database>({ dialect: new SplitDialect({ main: db, reads: pipelineReadDb }) }) : db;
     return {
       db,
@@ -103,6 +117,8 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       readPool,
       pipelineReadPool,
       backgroundReadDb: pipelineReadDb ?? readDb,
+      changes,
+      readCache: new ReadCache({ changes, maxAgeMs: options.readCacheMs ?? DEFAULT_READ_CACHE_MS, dataVersion: () => dataVersion.get() as number }),
       dialect,
       close: async () => {
         if (readDb !== db) await readDb.destroy();
@@ -116,7 +132,9 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   const pool = new pg.Pool({ connectionString: target, max: options.poolSize ?? 10 });
   // An idle client that loses its server must not crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const changes = new TableChanges();
+  const db = new Kysely<Database>({ dialect: trackedDialect(new PostgresDialect({ pool }), changes) });
+  registerTableChanges(db, changes);
   return {
     db,
     readDb: db,
@@ -124,6 +142,8 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     readPool: null,
     pipelineReadPool: null,
     backgroundReadDb: db,
+    changes,
+    readCache: new ReadCache({ changes, maxAgeMs: options.readCacheMs ?? DEFAULT_READ_CACHE_MS, dataVersion: () => null }),
     dialect,
     close: () => db.destroy(),
     ping: async () => { await sql`select 1`.execute(db); },

@@ -23,7 +23,7 @@ import type { Role } from '../../src/domain/context.ts';
 import { systemResolver, targetPolicy, type Resolver } from '../../src/delivery/targets.ts';
 import type { DeliveryDeps } from '../../src/delivery/handlers.ts';
 import { MemoryRateLimiter, type RateLimiter } from '../../src/store/rate-limit.ts';
-import { openStore, type Store } from '../../src/store/db.ts';
+import { DEFAULT_READ_CACHE_MS, openStore, type Store } from '../../src/store/db.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import { bootstrapOrg, type BootstrapResult } from '../../src/features/orgs/bootstrap.ts';
 import { DIALECTS, TEST_DATABASE_URL, type DialectName } from './services.ts';
@@ -40,7 +40,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     env: 'test', port: 0, host: '127.0.0.1', databaseUrl: 'sqlite::memory:', redisUrl: null, secret: TEST_SECRET,
     logLevel: 'silent', rateLimits: { ...DEFAULT_RATE_LIMITS }, smtpUrl: null, demo: false,
-    allowPrivateTargets: true, retentionDays: 90, sqliteReaders: 2, sqliteSynchronous: 'normal', pipelineIntervalMs: 15 * 60_000, deliveryLeaseMs: 60_000, publicUrl: 'http://127.0.0.1:8787',
+    allowPrivateTargets: true, retentionDays: 90, sqliteReaders: 2, readCacheMs: DEFAULT_READ_CACHE_MS, sqliteSynchronous: 'normal', pipelineIntervalMs: 15 * 60_000, deliveryLeaseMs: 60_000, publicUrl: 'http://127.0.0.1:8787',
     providers: { slackApi: 'http://127.0.0.1:9/slack', pagerdutyEvents: 'http://127.0.0.1:9/pd', linearApi: 'http://127.0.0.1:9/linear', githubApi: 'http://127.0.0.1:9/github' },
     dataDir: tmpdir(), trustProxy: false, ...overrides,
   };

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Static } from '@sinclair/typebox';
 import { recordAudit } from '../../audit/record.ts';
 import { enqueue, eventJob } from '../../events/jobs.ts';
+import { cachedRead } from '../../domain/cached-read.ts';
 import type { ServiceContext } from '../../domain/context.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { cleanHttpUrl } from '../../domain/clean-input.ts';
@@ -89,13 +90,15 @@ export async function recordDeploy({ ctx, input }: { ctx: ServiceContext; input:
 export async function listDeploys({ ctx, input }: { ctx: ServiceContext; input: Static<typeof ListDeploysQuery> }) {
   const site = await resolveSite(ctx, input.site_id);
   const { environment, offset = 0, limit = 50 } = input;
-  let query = ctx.db.selectFrom('deploys').where('site_id', '=', site.id);
-  if (environment) query = query.where('environment', '=', environment);
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy('deployed_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
-    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { deploys: rows.map(toDeployRecord), total: Number(count.n), offset, limit };
+  return cachedRead(ctx, ['deploys', site.id, input], async () => {
+    let query = ctx.db.selectFrom('deploys').where('site_id', '=', site.id);
+    if (environment) query = query.where('environment', '=', environment);
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy('deployed_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { deploys: rows.map(toDeployRecord), total: Number(count.n), offset, limit };
+  });
 }
 
 export async function deployDetail({ ctx, input }: { ctx: ServiceContext; input: { deploy_id: string; site_id?: string } }) {

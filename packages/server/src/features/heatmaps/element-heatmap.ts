@@ -1,5 +1,6 @@
 // Where inside one element users struggled: points as fractions of its box (never pixels).
 import type { Static } from '@sinclair/typebox';
+import { cachedRead } from '../../domain/cached-read.ts';
 import type { ServiceContext } from '../../domain/context.ts';
 import { cleanSelector } from '../../domain/normalize.ts';
 import { pageParam } from '../../domain/site-settings.ts';
@@ -15,9 +16,11 @@ export async function elementHeatmap({ ctx, input }: { ctx: ServiceContext; inpu
   const page = await pageParam(ctx.db, site.id, input.page);
   // Cleaned as ingest cleans stored selectors, so a selector that held personal data still matches.
   const selector = cleanSelector(input.selector);
-  const rows = await heatmapSignals(ctx.db, site.id, page, filters)
-    .where('element', '=', selector).where('rx', 'is not', null)
-    .select(['rx', 'ry', 'signal_type']).limit(ELEMENT_HEATMAP_MAX).execute();
-  const points = rows.map((r) => ({ rx: r.rx!, ry: r.ry!, signal: r.signal_type }));
-  return { page, selector, count: points.length, points };
+  return cachedRead(ctx, ['element-heatmap', site.id, page, selector, input], async () => {
+    const rows = await heatmapSignals(ctx.db, site.id, page, filters)
+      .where('element', '=', selector).where('rx', 'is not', null)
+      .select(['rx', 'ry', 'signal_type']).limit(ELEMENT_HEATMAP_MAX).execute();
+    const points = rows.map((r) => ({ rx: r.rx!, ry: r.ry!, signal: r.signal_type }));
+    return { page, selector, count: points.length, points };
+  });
 }

@@ -8,6 +8,7 @@ import { iso, isoOrNull } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { enqueue, eventJob } from '../../events/jobs.ts';
 import { actorOf, type ServiceContext } from '../../domain/context.ts';
+import { cachedRead } from '../../domain/cached-read.ts';
 import { resolveSite, rowInTenant } from '../../domain/tenancy.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { IssueActivityKind } from '../../domain/statuses.ts';
@@ -26,13 +27,15 @@ export const SEVERITY_ORDER = sql<number>`case severity when 'critical' then 0 w
 export async function listIssues({ ctx, input }: { ctx: ServiceContext; input: Static<typeof ListIssuesQuery> }) {
   const site = await resolveSite(ctx, input.site_id);
   const { status, offset = 0, limit = 50 } = input;
-  let query = ctx.db.selectFrom('ux_issues').where('site_id', '=', site.id);
-  if (status) query = query.where('status', '=', status);
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy(SEVERITY_ORDER).orderBy('last_seen_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
-    query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { issues: rows.map(toIssueRecord), total: Number(count.n), offset, limit };
+  return cachedRead(ctx, ['issues', site.id, input], async () => {
+    let query = ctx.db.selectFrom('ux_issues').where('site_id', '=', site.id);
+    if (status) query = query.where('status', '=', status);
+    const [rows, count] = await Promise.all([
+      query.selectAll().orderBy(SEVERITY_ORDER).orderBy('last_seen_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
+      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { issues: rows.map(toIssueRecord), total: Number(count.n), offset, limit };
+  });
 }
 
 async function loadIssue(db: Kysely<Database>, siteId: string, id: string) {
