@@ -198,7 +198,7 @@ export async function generateRows(sink: Sink, siteIds: string[], signals: numbe
       const id = uuid7(at, rnd);
       const status = d > 3 ? 'resolved' : ['fired', 'acknowledged', 'investigating'][d - 1];
       const page = pages[pick(pageRank, rnd.next())];
-      alerts.push([id, siteId, null, 'spike', page, d % 5 === 0 ? 'high' : 'medium', status, `Confusion spike on ${page}`, 20, 45, 45, 30, '{}', at, null, null, status === 'resolved' ? at + DAY / 2 : null, status === 'resolved' ? 'recovered' : null, at, at, at]);
+      alerts.push([id, siteId, null, 'spike', page, d % 5 === 0 ? 'high' : 'medium', status, `Confusion spike on ${page}`, 20, 45, 45, 30, '[]', at, null, null, status === 'resolved' ? at + DAY / 2 : null, status === 'resolved' ? 'recovered' : null, at, at, at]);
       timeline.push([uuid7(at, rnd), id, 'fired', `Confusion spike on ${page}`, null, at]);
       if (s === 0) firstAlert = id;
     }
