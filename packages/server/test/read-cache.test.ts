@@ -5,9 +5,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Type } from '@sinclair/typebox';
+import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/app.ts';
+import { Envelope, okOnce } from '../src/http/envelope.ts';
 import { startServer } from '../src/server.ts';
 import { ReadCache } from '../src/store/read-cache.ts';
 import { openStore, type Store } from '../src/store/db.ts';
@@ -296,6 +299,26 @@ describe('MALLARD_READ_CACHE_MS', () => {
       expect(runs).toBe(2);
     } finally {
       await on.stop();
+    }
+  });
+});
+
+describe('okOnce: a kept answer is serialized once', () => {
+  it('serializes by the route\'s response schema the first time, then sends the same bytes for the same object', async () => {
+    const app = Fastify();
+    const answer = { a: 1, secret: 'not in the schema' };
+    app.get('/x', {
+      schema: { response: { 200: Envelope(Type.Object({ a: Type.Number() })) } },
+    }, async (_request, reply) => okOnce(reply, answer));
+    try {
+      const first = await app.inject({ method: 'GET', url: '/x' });
+      expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(first.json()).toEqual({ data: { a: 1 }, error: null });
+      // Kept answers are never changed in place; changing one shows that the bytes were kept.
+      answer.a = 2;
+      expect((await app.inject({ method: 'GET', url: '/x' })).body).toBe(first.body);
+    } finally {
+      await app.close();
     }
   });
 });

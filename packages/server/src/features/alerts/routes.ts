@@ -1,7 +1,7 @@
 // Alerts: list and detail (with the incident timeline) on /query; the lifecycle on /manage.
 import type { App } from '../../http/app-types.ts';
 import { contextOf } from '../../http/context.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
+import { Envelope, ok, okOnce } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { alertDetail } from './alert-detail.ts';
 import { listAlerts } from './alert-list.ts';
@@ -16,7 +16,7 @@ export async function alertRoutes(app: App) {
       querystring: ListAlertsQuery,
       response: { 200: Envelope(AlertList) },
     },
-  }, async (request) => ok(await listAlerts({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await listAlerts({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/alerts/:alert_id', {
     config: { access: QUERY_ACCESS },

@@ -1,5 +1,5 @@
 import type { App } from '../../http/app-types.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
+import { Envelope, ok, okOnce } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { contextOf } from '../../http/context.ts';
 import { DeployRecord } from '../../domain/records/deploy.ts';
@@ -23,7 +23,7 @@ export async function deployRoutes(app: App) {
       tags: ['query'], summary: 'Deploys, newest first, with confusion before and after', querystring: ListDeploysQuery,
       response: { 200: Envelope(DeployList) },
     },
-  }, async (request) => ok(await listDeploys({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await listDeploys({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/deploys/:deploy_id', {
     config: { access: QUERY_ACCESS },

@@ -1,7 +1,7 @@
 // GET /v1/query/element-heatmap and /v1/query/page-heatmap: click-based friction points,
 // most recent first, as fractions (never pixels).
 import type { App } from '../../http/app-types.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
+import { Envelope, okOnce } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { contextOf } from '../../http/context.ts';
 import { ElementHeatmap, ElementHeatmapQuery, PageHeatmap, PageHeatmapQuery } from './schemas.ts';
@@ -16,7 +16,7 @@ export async function heatmapRoutes(app: App) {
       querystring: ElementHeatmapQuery,
       response: { 200: Envelope(ElementHeatmap) },
     },
-  }, async (request) => ok(await elementHeatmap({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await elementHeatmap({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/page-heatmap', {
     config: { access: QUERY_ACCESS },
@@ -25,5 +25,5 @@ export async function heatmapRoutes(app: App) {
       querystring: PageHeatmapQuery,
       response: { 200: Envelope(PageHeatmap) },
     },
-  }, async (request) => ok(await pageHeatmap({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await pageHeatmap({ ctx: contextOf(request), input: request.query })));
 }

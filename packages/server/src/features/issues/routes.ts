@@ -1,5 +1,5 @@
 import type { App } from '../../http/app-types.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
+import { Envelope, ok, okOnce } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { contextOf } from '../../http/context.ts';
 import { IssueDetail, IssueList, IssueParams, ListIssuesQuery, SiteQuery, UpdateIssueBody } from './schemas.ts';
@@ -13,7 +13,7 @@ export async function issueRoutes(app: App) {
       tags: ['query'], summary: 'UX issues, most severe first, then most recently seen', querystring: ListIssuesQuery,
       response: { 200: Envelope(IssueList) },
     },
-  }, async (request) => ok(await listIssues({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await listIssues({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/issues/:issue_id', {
     config: { access: QUERY_ACCESS },

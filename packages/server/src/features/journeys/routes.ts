@@ -1,7 +1,7 @@
 // GET /v1/query/journeys/friction and /v1/query/flows: how users move between pages, and
 // where that movement hurts.
 import type { App } from '../../http/app-types.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
+import { Envelope, okOnce } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { contextOf } from '../../http/context.ts';
 import { Flows, FlowsQuery, FrictionMap, FrictionQuery } from './schemas.ts';
@@ -16,7 +16,7 @@ export async function journeyRoutes(app: App) {
       querystring: FrictionQuery,
       response: { 200: Envelope(FrictionMap) },
     },
-  }, async (request) => ok(await frictionMap({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await frictionMap({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/flows', {
     config: { access: QUERY_ACCESS },
@@ -25,5 +25,5 @@ export async function journeyRoutes(app: App) {
       querystring: FlowsQuery,
       response: { 200: Envelope(Flows) },
     },
-  }, async (request) => ok(await flows({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await flows({ ctx: contextOf(request), input: request.query })));
 }

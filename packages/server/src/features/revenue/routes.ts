@@ -1,6 +1,6 @@
 // GET /v1/query/revenue and GET /v1/query/recommendations.
 import type { App } from '../../http/app-types.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
+import { Envelope, okOnce } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { contextOf } from '../../http/context.ts';
 import { Recommendations, RecommendationsQuery, RevenueAtRisk, RevenueQuery } from './schemas.ts';
@@ -13,7 +13,7 @@ export async function revenueRoutes(app: App) {
       tags: ['query'], summary: 'Monthly revenue at risk across open issues (needs conversion tracking)', querystring: RevenueQuery,
       response: { 200: Envelope(RevenueAtRisk) },
     },
-  }, async (request) => ok(await getRevenueAtRisk({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await getRevenueAtRisk({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/recommendations', {
     config: { access: QUERY_ACCESS },
@@ -22,5 +22,5 @@ export async function revenueRoutes(app: App) {
       querystring: RecommendationsQuery,
       response: { 200: Envelope(Recommendations) },
     },
-  }, async (request) => ok(await getRecommendations({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await getRecommendations({ ctx: contextOf(request), input: request.query })));
 }

@@ -1,7 +1,7 @@
 // Score routes: the site summary, one page in detail, trends, a side-by-side comparison and
 // the elements with the most friction.
 import type { App } from '../../http/app-types.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
+import { Envelope, okOnce } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { contextOf } from '../../http/context.ts';
 import { CompareQuery, Comparison, Elements, ElementsQuery, PageDetail, PageQuery, SiteScores, SiteScoresQuery, Trends, TrendsQuery } from './schemas.ts';
@@ -15,7 +15,7 @@ export async function scoreRoutes(app: App) {
       querystring: SiteScoresQuery,
       response: { 200: Envelope(SiteScores) },
     },
-  }, async (request) => ok(await getSiteScores({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await getSiteScores({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/page', {
     config: { access: QUERY_ACCESS },
@@ -24,7 +24,7 @@ export async function scoreRoutes(app: App) {
       querystring: PageQuery,
       response: { 200: Envelope(PageDetail) },
     },
-  }, async (request) => ok(await getPageDetail({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await getPageDetail({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/trends', {
     config: { access: QUERY_ACCESS },
@@ -33,7 +33,7 @@ export async function scoreRoutes(app: App) {
       querystring: TrendsQuery,
       response: { 200: Envelope(Trends) },
     },
-  }, async (request) => ok(await getTrends({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await getTrends({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/compare', {
     config: { access: QUERY_ACCESS },
@@ -42,7 +42,7 @@ export async function scoreRoutes(app: App) {
       querystring: CompareQuery,
       response: { 200: Envelope(Comparison) },
     },
-  }, async (request) => ok(await comparePages({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await comparePages({ ctx: contextOf(request), input: request.query })));
 
   app.get('/query/elements', {
     config: { access: QUERY_ACCESS },
@@ -51,5 +51,5 @@ export async function scoreRoutes(app: App) {
       querystring: ElementsQuery,
       response: { 200: Envelope(Elements) },
     },
-  }, async (request) => ok(await getElements({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await getElements({ ctx: contextOf(request), input: request.query })));
 }
