@@ -10,6 +10,7 @@ import { linkedSessionsQuery } from '../src/features/issues/service.ts';
 import { flowEdgesOf, loadSessions } from '../src/features/journeys/journey-sessions.ts';
 import { revenueAtRisk } from '../src/pipeline/revenue.ts';
 import { exportChunkQuery } from '../src/features/raw/events-csv.ts';
+import { deployWithRelatedIssues } from '../src/features/deploys/deploy-detail.ts';
 import { sqliteHandleOf } from '../src/store/db.ts';
 import type { Database } from '../src/store/tables.ts';
 import { createTestStore, T0, type TestStore } from './helpers/harness.ts';
@@ -83,6 +84,20 @@ describe('read query plans on SQLite', () => {
     const conversions = plans.find((p) => /from "events"/.test(p.sql));
     expect(conversions?.plan).toContain('SEARCH events USING INDEX events_site_track (site_id=? AND name=? AND occurred_at>? AND occurred_at<?)');
     expectBounded(conversions!.plan);
+  });
+
+  it("deploy detail: its verifications by issue_verifications_deploy, the issues after it by ux_issues_site_first_seen", async () => {
+    const deployId = '01900000-0000-7000-8000-0000000000d1';
+    const orgId = '01900000-0000-7000-8000-0000000000a1';
+    const raw = sqliteHandleOf(test.store.db)!;
+    raw.prepare('insert into orgs (id, name, created_at) values (?, ?, 0)').run(orgId, 'Plans');
+    raw.prepare("insert into sites (id, org_id, name, url, allowed_origins, created_at, updated_at) values (?, ?, 'S', 'https://s.example', '[]', 0, 0)").run(SITE, orgId);
+    raw.prepare("insert into deploys (id, site_id, version, environment, deployed_at, confusion_before, pages_before, created_at) values (?, ?, 'v1', 'production', ?, 0, '[]', ?)").run(deployId, SITE, T0, T0);
+    const plans = await plansWhile((db) => deployWithRelatedIssues(db, SITE, deployId));
+    expect(plans).toHaveLength(3);
+    const [, verified, appeared] = plans;
+    expect(verified.plan).toContain('SEARCH issue_verifications USING INDEX issue_verifications_deploy (deploy_id=?)');
+    expect(appeared.plan).toContain('SEARCH ux_issues USING INDEX ux_issues_site_first_seen (site_id=? AND first_seen_at>? AND first_seen_at<?)');
   });
 
   it('events export: each chunk seeks to where the last one ended, not from the site\'s first event', async () => {

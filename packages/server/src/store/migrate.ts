@@ -9,6 +9,7 @@ import * as deliveries from './migrations/0005-deliveries.ts';
 import * as operator from './migrations/0006-operator.ts';
 import * as readIndexes from './migrations/0007-read-indexes.ts';
 import * as elementRollup from './migrations/0008-element-rollup.ts';
+import * as deployDetailIndexes from './migrations/0009-deploy-detail-indexes.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0006-operator': operator,
   '0007-read-indexes': readIndexes,
   '0008-element-rollup': elementRollup,
+  '0009-deploy-detail-indexes': deployDetailIndexes,
 };
 
 /** Every migration this build knows, oldest first: a backup made by a newer build names others. */
