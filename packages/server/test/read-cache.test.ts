@@ -200,14 +200,22 @@ eachDialect('read cache', (dialect) => {
         }
       };
       await same('empty');
+      const withDetails = async (step: string) => {
+        const issue = (await a.get('/v1/query/issues')).issues[0];
+        const alert = (await a.alerts()).alerts[0];
+        const deploy = (await a.get('/v1/query/deploys')).deploys[0];
+        urls.push(`/v1/query/issues/${issue.id}?${q}`, `/v1/query/alerts/${alert.id}?${q}`, `/v1/query/deploys/${deploy.id}?${q}`, `/v1/query/mcp/context?${q}`);
+        await same(step);
+      };
       await sendVisits(h, org, prefix, [
         // The same visitors on /cart, then /checkout: multi-page sessions for flows and friction.
         ...visits(1, 8, '/cart', S + 5 * MIN, { type: 'dead_click', element: 'a.back' }, 2),
         ...visits(1, 8, '/checkout', S + 10 * MIN, PAY, 6),
       ]);
       await same('after ingest');
+      expect((await a.call('POST', '/v1/manage/deploys', { version: 'v1' })).status).toBe(201);
       await cycle(h, org.site_id, S + HOUR);
-      await same('after a cycle');
+      await withDetails('after a cycle');
       const issue = (await a.get('/v1/query/issues')).issues[0];
       await a.call('PATCH', `/v1/manage/issues/${issue.id}`, { status: 'triaged' });
       await same('after an issue change');

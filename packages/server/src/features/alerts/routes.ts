@@ -25,7 +25,7 @@ export async function alertRoutes(app: App) {
       params: AlertParams, querystring: SiteQuery,
       response: { 200: Envelope(AlertDetail) },
     },
-  }, async (request) => ok(await alertDetail({ ctx: contextOf(request), input: { ...request.query, ...request.params } })));
+  }, async (request, reply) => okOnce(reply, await alertDetail({ ctx: contextOf(request), input: { ...request.query, ...request.params } })));
 
   app.patch('/manage/alerts/:alert_id', {
     config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'member' } },

@@ -32,5 +32,5 @@ export async function deployRoutes(app: App) {
       params: DeployParams, querystring: DeploySiteQuery,
       response: { 200: Envelope(DeployDetail) },
     },
-  }, async (request) => ok(await deployDetail({ ctx: contextOf(request), input: { ...request.query, ...request.params } })));
+  }, async (request, reply) => okOnce(reply, await deployDetail({ ctx: contextOf(request), input: { ...request.query, ...request.params } })));
 }

@@ -103,7 +103,7 @@ export async function listDeploys({ ctx, input }: { ctx: ServiceContext; input: 
 
 export async function deployDetail({ ctx, input }: { ctx: ServiceContext; input: { deploy_id: string; site_id?: string } }) {
   const site = await resolveSite(ctx, input.site_id);
-  return deployWithRelatedIssues(ctx.db, site.id, input.deploy_id.toLowerCase());
+  return cachedRead(ctx, ['deploy', site.id, input], () => deployWithRelatedIssues(ctx.db, site.id, input.deploy_id.toLowerCase()));
 }
 
 /** DOMAIN §9's post-deploy verdict for one deploy (default the site's latest), with its reasons. */

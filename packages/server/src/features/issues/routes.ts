@@ -21,7 +21,7 @@ export async function issueRoutes(app: App) {
       tags: ['query'], summary: 'One issue with evidence, linked sessions, verification history, deploy correlation and activity',
       params: IssueParams, querystring: SiteQuery, response: { 200: Envelope(IssueDetail) },
     },
-  }, async (request) => ok(await issueDetail({ ctx: contextOf(request), input: { ...request.query, ...request.params } })));
+  }, async (request, reply) => okOnce(reply, await issueDetail({ ctx: contextOf(request), input: { ...request.query, ...request.params } })));
 
   app.patch('/manage/issues/:issue_id', {
     config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'member' } },

@@ -52,15 +52,19 @@ export function linkedSessionsQuery(db: Kysely<Database>, siteId: string, sids: 
 
 export async function issueDetail({ ctx, input }: { ctx: ServiceContext; input: { issue_id: string; site_id?: string } }) {
   const site = await resolveSite(ctx, input.site_id);
-  const siteId = site.id;
-  const issue = await loadIssue(ctx.db, siteId, input.issue_id);
+  return cachedRead(ctx, ['issue', site.id, input], () => issueInFull(ctx.db, site.id, input.issue_id));
+}
+
+/** The issue with its evidence, linked sessions, verifications, activity and deploy correlation. */
+async function issueInFull(db: Kysely<Database>, siteId: string, issueId: string) {
+  const issue = await loadIssue(db, siteId, issueId);
   const [evidence, verifications, activity, deploysBefore] = await Promise.all([
-    ctx.db.selectFrom('issue_evidence').leftJoin('signals', 'signals.id', 'issue_evidence.signal_id')
+    db.selectFrom('issue_evidence').leftJoin('signals', 'signals.id', 'issue_evidence.signal_id')
       .select(['issue_evidence.signal_id', 'issue_evidence.sid', 'issue_evidence.occurred_at', 'signals.label', 'signals.confidence', 'signals.rx', 'signals.ry'])
       .where('issue_evidence.issue_id', '=', issue.id).orderBy('issue_evidence.occurred_at', 'desc').limit(20).execute(),
-    ctx.db.selectFrom('issue_verifications').selectAll().where('issue_id', '=', issue.id).orderBy('created_at', 'desc').execute(),
-    ctx.db.selectFrom('issue_activity').selectAll().where('issue_id', '=', issue.id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute(),
-    ctx.db.selectFrom('deploys').select(['id', 'version', 'environment', 'deployed_at', 'delta'])
+    db.selectFrom('issue_verifications').selectAll().where('issue_id', '=', issue.id).orderBy('created_at', 'desc').execute(),
+    db.selectFrom('issue_activity').selectAll().where('issue_id', '=', issue.id).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(100).execute(),
+    db.selectFrom('deploys').select(['id', 'version', 'environment', 'deployed_at', 'delta'])
       .where('site_id', '=', siteId).where('deployed_at', '<=', issue.first_seen_at).where('deployed_at', '>=', issue.first_seen_at - DEPLOY_WINDOW_MS)
       .orderBy('deployed_at', 'desc').limit(1).execute(),
   ]);
@@ -68,7 +72,7 @@ export async function issueDetail({ ctx, input }: { ctx: ServiceContext; input: 
   // Most recent first, sorted here: with ORDER BY last_seen_at SQLite (no statistics) walked the
   // site's whole sessions_site_last_seen instead of looking these few sessions up by id.
   const sessions = sids.length
-    ? (await linkedSessionsQuery(ctx.db, siteId, sids).execute()).sort((a, b) => b.last_seen_at - a.last_seen_at || (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : 0))
+    ? (await linkedSessionsQuery(db, siteId, sids).execute()).sort((a, b) => b.last_seen_at - a.last_seen_at || (a.sid < b.sid ? -1 : a.sid > b.sid ? 1 : 0))
     : [];
   return {
     ...toIssueRecord(issue),

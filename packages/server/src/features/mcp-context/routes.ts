@@ -1,6 +1,6 @@
 // GET /v1/query/mcp/context: one call that tells an assistant the state of a site.
 import type { App } from '../../http/app-types.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
+import { Envelope, okOnce } from '../../http/envelope.ts';
 import { QUERY_ACCESS } from '../../http/query.ts';
 import { contextOf } from '../../http/context.ts';
 import { SiteContext, SiteContextQuery } from './schemas.ts';
@@ -14,5 +14,5 @@ export async function mcpContextRoutes(app: App) {
       querystring: SiteContextQuery,
       response: { 200: Envelope(SiteContext) },
     },
-  }, async (request) => ok(await getSiteContext({ ctx: contextOf(request), input: request.query })));
+  }, async (request, reply) => okOnce(reply, await getSiteContext({ ctx: contextOf(request), input: request.query })));
 }
