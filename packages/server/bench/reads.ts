@@ -29,7 +29,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 interface Measure { rps: number; p50: number; p99: number; bad: number; completed: number }
 interface RouteResult { route: string; bare: Measure | null; real: Measure | null; fresh: Measure | null; aloneMs: number }
-interface RunResult { dialect: Dialect; size: string; dataset: Dataset; routes: RouteResult[]; peakRssMb: number; coldStartMs: number[]; load: string }
+interface RunResult { dialect: Dialect; size: string; dataset: Dataset; routes: RouteResult[]; peakRssMb: number; endRss: { anonMb: number; fileMb: number }; coldStartMs: number[]; load: string }
 
 function parse(argv: string[]) {
   const { values } = parseArgs({
@@ -67,10 +67,12 @@ async function alone(url: string, headers: Record<string, string>): Promise<numb
   return median(times);
 }
 
-function peakRssMb(pid: number): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+/** A field of /proc/<pid>/status in MB. */
+function statusMb(pid: number, field: string): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
   return Math.round(Number(line?.match(/\d+/)?.[0] ?? 0) / 1024);
 }
+const peakRssMb = (pid: number) => statusMb(pid, 'VmHWM');
 
 function serverEnv(dataset: Dataset, port: number, readCacheMs: string | undefined): Record<string, string> {
   return {
@@ -165,10 +167,17 @@ async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl:
       const bare = await measure(`http://127.0.0.1:${barePort}/v1/query/bare`, {});
       const real = await measure(`${base}${path}`, headers);
       const fresh = await measure(`${freshBase}${path}`, headers);
+      // autocannon stops sending at the end of a run, but a slow route's queued requests are
+      // still being answered: one more request to each server waits behind them (the readers
+      // take requests in order), so the next route's runs start on idle servers.
+      await Promise.all([base, freshBase].map(async (b) => (await fetch(`${b}${path}`, { headers })).arrayBuffer()));
       console.error(`${dialect} ${size} ${path}: ${real.rps.toFixed(0)} req/s (bare ${bare.rps.toFixed(0)}, cache off ${fresh.rps.toFixed(0)}), p50 ${real.p50} p99 ${real.p99}, alone ${aloneMs.toFixed(0)} ms`);
       routes.push({ route: path, bare, real, fresh, aloneMs });
     }
-    return { dialect, size, dataset, routes, peakRssMb: peakRssMb(server.pid!), coldStartMs, load: loadavg().map((l) => l.toFixed(1)).join(', ') };
+    // RSS counts the readers' mmap view of the database file (OS page cache, shared and
+    // reclaimable) as well as the process's own memory: the two apart, at the end of the run.
+    const endRss = { anonMb: statusMb(server.pid!, 'RssAnon'), fileMb: statusMb(server.pid!, 'RssFile') };
+    return { dialect, size, dataset, routes, peakRssMb: peakRssMb(server.pid!), endRss, coldStartMs, load: loadavg().map((l) => l.toFixed(1)).join(', ') };
   } finally {
     await stop(server);
     await stop(freshServer);
@@ -183,7 +192,7 @@ function table(run: RunResult): string {
   const lines = [
     `#### ${run.dialect}, ${run.size} signals`,
     '',
-    `Dataset: ${Object.entries(run.dataset.counts).map(([t, n]) => `${fmt(n)} ${t}`).join(', ')}; ${run.dataset.siteIds.length} sites, 90 days (built in ${fmt(run.dataset.buildSeconds)} s). Peak server RSS **${run.peakRssMb} MB**; cold start to the first 200 from /readyz **${fmt(median(run.coldStartMs))} ms** (median of ${run.coldStartMs.map(fmt).join(' / ')}); load average at the end ${run.load}.`,
+    `Dataset: ${Object.entries(run.dataset.counts).map(([t, n]) => `${fmt(n)} ${t}`).join(', ')}; ${run.dataset.siteIds.length} sites, 90 days (built in ${fmt(run.dataset.buildSeconds)} s). Peak server RSS **${run.peakRssMb} MB** (at the end: ${run.endRss.anonMb} MB anonymous, ${run.endRss.fileMb} MB file-backed); cold start to the first 200 from /readyz **${fmt(median(run.coldStartMs))} ms** (median of ${run.coldStartMs.map(fmt).join(' / ')}); load average at the end ${run.load}.`,
     '',
     '| route | req/s | bare req/s | share of bare | p50 ms | p99 ms | bare p50 / p99 ms | cache off: req/s, share, p99 ms | alone ms (cache off) | answered | non-2xx/errors |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
