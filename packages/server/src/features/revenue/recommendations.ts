@@ -17,8 +17,11 @@ export function priorityOf(severityScore: number, users: number, revenueShare: n
 export async function fixList(db: Kysely<Database>, siteId: string, now: number, limit: number) {
   const revenue = await revenueAtRisk(db, siteId, now);
   const byIssue = new Map(revenue.issues.map((r) => [r.issue_id, r]));
-  const issues = await db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId)
-    .where('status', 'in', OPEN_ISSUE_STATUSES).execute();
+  // Only the columns a recommendation uses: a busy site has thousands of open issues, and their
+  // whole rows (evidence breakdowns and all) took five times as long to read at 10M signals.
+  const issues = await db.selectFrom('ux_issues')
+    .select(['id', 'title', 'page', 'element_selector', 'type', 'severity', 'status', 'user_count', 'severity_score'])
+    .where('site_id', '=', siteId).where('status', 'in', OPEN_ISSUE_STATUSES).execute();
   const total = revenue.total_monthly_revenue_at_risk_cents;
   const recommendations = issues.map((issue) => {
     const money = byIssue.get(issue.id)?.monthly_revenue_at_risk_cents ?? null;
