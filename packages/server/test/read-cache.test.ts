@@ -52,13 +52,16 @@ const renameSite = (store: Store, siteId: string, name: string) =>
 eachDialect('read cache', (dialect) => {
   const h = useHarness(dialect.name, { raisedLimits: true });
 
-  it('serves an answer again until a table it read has a committed write; other tables\' writes leave it', async () => {
+  /** A new org, the store's cache, and a counted computation of the org's site names under a key of its own. */
+  async function newOrgsNames() {
     const org = await h.org('Cache');
-    const cache = h.store.readCache;
     const { counter, compute } = siteNames(h.store, org.org_id);
-    const now = h.clock.now();
-    const key = `names-${org.org_id}`;
     const name = await nameOf(h.store, org.site_id);
+    return { org, cache: h.store.readCache, counter, compute, now: h.clock.now(), key: `names-${org.org_id}`, name };
+  }
+
+  it('serves an answer again until a table it read has a committed write; other tables\' writes leave it', async () => {
+    const { org, cache, counter, compute, now, key, name } = await newOrgsNames();
     expect(await cache.get(key, now, compute)).toEqual([name]);
     expect(await cache.get(key, now, compute)).toEqual([name]);
     expect(counter.runs).toBe(1);
@@ -73,12 +76,7 @@ eachDialect('read cache', (dialect) => {
   });
 
   it('marks a transaction\'s writes when it commits, not before, and not at all when it rolls back', async () => {
-    const org = await h.org('Cache');
-    const cache = h.store.readCache;
-    const { counter, compute } = siteNames(h.store, org.org_id);
-    const now = h.clock.now();
-    const key = `names-${org.org_id}`;
-    const name = await nameOf(h.store, org.site_id);
+    const { org, cache, counter, compute, now, key, name } = await newOrgsNames();
     await cache.get(key, now, compute);
 
     await expect(h.store.db.transaction().execute(async (trx) => {
@@ -99,11 +97,7 @@ eachDialect('read cache', (dialect) => {
   });
 
   it('keeps an answer for less than maxAgeMs by the request\'s clock, and never for an earlier request', async () => {
-    const org = await h.org('Cache');
-    const cache = h.store.readCache;
-    const { counter, compute } = siteNames(h.store, org.org_id);
-    const t = h.clock.now();
-    const key = `names-${org.org_id}`;
+    const { cache, counter, compute, now: t, key } = await newOrgsNames();
     await cache.get(key, t, compute);
     await cache.get(key, t + 999, compute);
     expect(counter.runs).toBe(1);
@@ -114,11 +108,7 @@ eachDialect('read cache', (dialect) => {
   });
 
   it('lets requests share a computation under way, unless a write committed after it began', async () => {
-    const org = await h.org('Cache');
-    const cache = h.store.readCache;
-    const { counter, compute } = siteNames(h.store, org.org_id);
-    const now = h.clock.now();
-    const key = `names-${org.org_id}`;
+    const { org, cache, counter, compute, now, key } = await newOrgsNames();
     let open!: () => void;
     const gate = new Promise<void>((resolve) => { open = resolve; });
     const slow = async () => { await gate; return compute(); };
@@ -149,11 +139,7 @@ eachDialect('read cache', (dialect) => {
   });
 
   it('a write by another connection shows at once on SQLite, and within maxAgeMs on PostgreSQL', async () => {
-    const org = await h.org('Cache');
-    const cache = h.store.readCache;
-    const { counter, compute } = siteNames(h.store, org.org_id);
-    const now = h.clock.now();
-    const key = `names-${org.org_id}`;
+    const { org, cache, counter, compute, now, key } = await newOrgsNames();
     await cache.get(key, now, compute);
     const other = openStore(h.storeUrl, { sqliteReaders: 0, poolSize: 1 });
     try {
