@@ -28,7 +28,9 @@ const HOUR = 60 * 60 * 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Measure { rps: number; p50: number; p99: number; bad: number; completed: number }
-interface RouteResult { route: string; bare: Measure | null; real: Measure | null; fresh: Measure | null; aloneMs: number }
+interface RouteResult { route: string; bare: Measure | null; real: Measure | null; fresh: Measure | null; aloneMs: number; rss: RssPeak }
+/** The most anonymous and file-backed RSS the measured server held while one route ran, in MB. */
+interface RssPeak { anonMb: number; fileMb: number }
 interface RunResult { dialect: Dialect; size: string; dataset: Dataset; routes: RouteResult[]; peakRssMb: number; endRss: { anonMb: number; fileMb: number }; coldStartMs: number[]; load: string }
 
 function parse(argv: string[]) {
@@ -73,6 +75,20 @@ function statusMb(pid: number, field: string): number {
   return Math.round(Number(line?.match(/\d+/)?.[0] ?? 0) / 1024);
 }
 const peakRssMb = (pid: number) => statusMb(pid, 'VmHWM');
+
+/** Samples a process's anonymous and file-backed RSS every 100 ms until stopped: their highest values. */
+function sampleRss(pid: number): () => RssPeak {
+  const peak: RssPeak = { anonMb: 0, fileMb: 0 };
+  const sample = () => {
+    try {
+      peak.anonMb = Math.max(peak.anonMb, statusMb(pid, 'RssAnon'));
+      peak.fileMb = Math.max(peak.fileMb, statusMb(pid, 'RssFile'));
+    } catch { /* the process has exited */ }
+  };
+  sample();
+  const timer = setInterval(sample, 100).unref();
+  return () => { clearInterval(timer); sample(); return peak; };
+}
 
 function serverEnv(dataset: Dataset, port: number, readCacheMs: string | undefined): Record<string, string> {
   return {
@@ -153,6 +169,7 @@ async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl:
     const headers = { authorization: `Bearer ${dataset.secretKey}` };
     await measure(`http://127.0.0.1:${barePort}/v1/query/bare`, {}); // warm-up, not reported
     for (const path of routePaths(doc, dataset).filter((p) => !only || only.some((r) => p.startsWith(`/v1/query/${r}`)))) {
+      const stopSampling = sampleRss(server.pid!);
       const check = await fetch(`${base}${path}`, { headers });
       if (check.status !== 200) throw new Error(`GET ${path} answered ${check.status}: ${(await check.text()).slice(0, 300)}`);
       await check.arrayBuffer().catch(() => undefined);
@@ -161,7 +178,7 @@ async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl:
       // keep the server busy through the next routes' runs, so it is measured alone only.
       if (path.includes('/export/')) {
         console.error(`${dialect} ${size} ${path}: alone ${aloneMs.toFixed(0)} ms (not under load)`);
-        routes.push({ route: path, bare: null, real: null, fresh: null, aloneMs });
+        routes.push({ route: path, bare: null, real: null, fresh: null, aloneMs, rss: stopSampling() });
         continue;
       }
       const bare = await measure(`http://127.0.0.1:${barePort}/v1/query/bare`, {});
@@ -171,8 +188,9 @@ async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl:
       // still being answered: one more request to each server waits behind them (the readers
       // take requests in order), so the next route's runs start on idle servers.
       await Promise.all([base, freshBase].map(async (b) => (await fetch(`${b}${path}`, { headers })).arrayBuffer()));
-      console.error(`${dialect} ${size} ${path}: ${real.rps.toFixed(0)} req/s (bare ${bare.rps.toFixed(0)}, cache off ${fresh.rps.toFixed(0)}), p50 ${real.p50} p99 ${real.p99}, alone ${aloneMs.toFixed(0)} ms`);
-      routes.push({ route: path, bare, real, fresh, aloneMs });
+      const rss = stopSampling();
+      console.error(`${dialect} ${size} ${path}: ${real.rps.toFixed(0)} req/s (bare ${bare.rps.toFixed(0)}, cache off ${fresh.rps.toFixed(0)}), p50 ${real.p50} p99 ${real.p99}, alone ${aloneMs.toFixed(0)} ms, RSS up to ${rss.anonMb} + ${rss.fileMb} MB`);
+      routes.push({ route: path, bare, real, fresh, aloneMs, rss });
     }
     // RSS counts the readers' mmap view of the database file (OS page cache, shared and
     // reclaimable) as well as the process's own memory: the two apart, at the end of the run.
@@ -194,19 +212,19 @@ function table(run: RunResult): string {
     '',
     `Dataset: ${Object.entries(run.dataset.counts).map(([t, n]) => `${fmt(n)} ${t}`).join(', ')}; ${run.dataset.siteIds.length} sites, 90 days (built in ${fmt(run.dataset.buildSeconds)} s). Peak server RSS **${run.peakRssMb} MB** (at the end: ${run.endRss.anonMb} MB anonymous, ${run.endRss.fileMb} MB file-backed); cold start to the first 200 from /readyz **${fmt(median(run.coldStartMs))} ms** (median of ${run.coldStartMs.map(fmt).join(' / ')}); load average at the end ${run.load}.`,
     '',
-    '| route | req/s | bare req/s | share of bare | p50 ms | p99 ms | bare p50 / p99 ms | cache off: req/s, share, p99 ms | alone ms (cache off) | answered | non-2xx/errors |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| route | req/s | bare req/s | share of bare | p50 ms | p99 ms | bare p50 / p99 ms | cache off: req/s, share, p99 ms | alone ms (cache off) | answered | non-2xx/errors | RSS MB, anonymous + file-backed (highest while it ran) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   // A route slower than the run answers nothing in it: its latencies are then unknown, not 0.
   const p99 = (m: Measure) => (m.completed > 0 ? String(m.p99) : `> ${SECONDS * 1000}`);
   for (const r of run.routes) {
     if (!r.real || !r.bare || !r.fresh) {
-      lines.push(`| \`${r.route}\` | | | | | | | | ${fmt(r.aloneMs)} | | |`);
+      lines.push(`| \`${r.route}\` | | | | | | | | ${fmt(r.aloneMs)} | | | ${r.rss.anonMb} + ${r.rss.fileMb} |`);
       continue;
     }
     const latency = r.real.completed > 0 ? `${r.real.p50} | ${r.real.p99}` : `> ${SECONDS * 1000} | > ${SECONDS * 1000}`;
     const off = `${fmt(r.fresh.rps)}, ${(r.fresh.rps / r.bare.rps * 100).toFixed(1)} %, ${p99(r.fresh)}`;
-    lines.push(`| \`${r.route}\` | ${fmt(r.real.rps)} | ${fmt(r.bare.rps)} | ${(r.real.rps / r.bare.rps * 100).toFixed(1)} % | ${latency} | ${r.bare.p50} / ${r.bare.p99} | ${off} | ${fmt(r.aloneMs)} | ${r.real.completed + r.fresh.completed} | ${r.real.bad + r.fresh.bad} |`);
+    lines.push(`| \`${r.route}\` | ${fmt(r.real.rps)} | ${fmt(r.bare.rps)} | ${(r.real.rps / r.bare.rps * 100).toFixed(1)} % | ${latency} | ${r.bare.p50} / ${r.bare.p99} | ${off} | ${fmt(r.aloneMs)} | ${r.real.completed + r.fresh.completed} | ${r.real.bad + r.fresh.bad} | ${r.rss.anonMb} + ${r.rss.fileMb} |`);
   }
   return lines.join('\n');
 }
