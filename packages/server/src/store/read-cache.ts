@@ -67,7 +67,4 @@ export class ReadCache {
     if (entry.tables === null) return changes.now() === entry.startedAt;
     return !changes.changedSince(entry.tables, entry.startedAt);
   }
-
-  /** Answers kept, for tests and metrics. */
-  get size(): number { return this.entries.size; }
 }
