@@ -24,7 +24,7 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, clock: Clock = systemClock, options: StartOptions = {}): Promise<RunningServer> {
-  const store = openStore(config.databaseUrl, { sqliteReaders: config.sqliteReaders, sqliteSynchronous: config.sqliteSynchronous, readCacheMs: config.readCacheMs });
+  const store = openStore(config.databaseUrl, { sqliteReaders: config.sqliteReaders, sqliteSynchronous: config.sqliteSynchronous, readCacheMs: config.readCacheMs, clock });
   await migrateToLatest(store.db);
   try {
     await options.beforeListen?.(store);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../src/clock.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { buildApp } from '../src/app.ts';
 import { Envelope, okOnce } from '../src/http/envelope.ts';
@@ -105,6 +106,25 @@ eachDialect('read cache', (dialect) => {
     expect(counter.runs).toBe(2);
     await cache.get(key, t + 999, compute);
     expect(counter.runs).toBe(3);
+  });
+
+  it('ages an answer from when it was ready, so one slower to compute than maxAgeMs is still served', async () => {
+    const { cache, counter, compute, now: t, key } = await newOrgsNames();
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => { open = resolve; });
+    const slow = async () => { await gate; return compute(); };
+    const first = cache.get(key, t, slow);
+    // The computation takes 1.5 s of the clock, longer than the 1 s the cache keeps an answer.
+    h.clock.set(t + 1500);
+    expect(cache.get(key, t + 1200, slow)).toBe(first);
+    open();
+    await first;
+    expect(counter.runs).toBe(1);
+    await cache.get(key, t + 1500, compute);
+    await cache.get(key, t + 2499, compute);
+    expect(counter.runs).toBe(1);
+    await cache.get(key, t + 2500, compute);
+    expect(counter.runs).toBe(2);
   });
 
   it('lets requests share a computation under way, unless a write committed after it began', async () => {
@@ -283,7 +303,8 @@ describe('MALLARD_READ_CACHE_MS', () => {
     } finally {
       await server.stop();
     }
-    const on = await startServer(testConfig({ databaseUrl: `sqlite:${join(dir, 'on.db')}`, readCacheMs: 500 }), undefined, { worker: false });
+    // Its requests' times come from this clock, as the app's do.
+    const on = await startServer(testConfig({ databaseUrl: `sqlite:${join(dir, 'on.db')}`, readCacheMs: 500 }), new ManualClock(0), { worker: false });
     try {
       let runs = 0;
       const compute = async () => ++runs;

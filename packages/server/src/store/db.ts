@@ -5,6 +5,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type Driver } from 'kysely';
 import pg from 'pg';
+import type { Clock } from '../clock.ts';
 import { ReadCache } from './read-cache.ts';
 import { ReadPool, ReadPoolDialect } from './read-pool.ts';
 import { SplitDialect } from './split-dialect.ts';
@@ -81,6 +82,8 @@ export interface StoreOptions {
   sqliteSynchronous?: SqliteSynchronous;
   /** How long the read cache may keep an answer; 0 turns it off. Default DEFAULT_READ_CACHE_MS. */
   readCacheMs?: number;
+  /** The clock the app's requests take their time from, for the read cache; default the system's. */
+  clock?: Clock;
 }
 
 export const DEFAULT_READ_CACHE_MS = 1000;
@@ -118,7 +121,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       pipelineReadPool,
       backgroundReadDb: pipelineReadDb ?? readDb,
       changes,
-      readCache: new ReadCache({ changes, maxAgeMs: options.readCacheMs ?? DEFAULT_READ_CACHE_MS, dataVersion: () => dataVersion.get() as number }),
+      readCache: new ReadCache({ changes, maxAgeMs: options.readCacheMs ?? DEFAULT_READ_CACHE_MS, dataVersion: () => dataVersion.get() as number, clock: options.clock }),
       dialect,
       close: async () => {
         if (readDb !== db) await readDb.destroy();
@@ -143,7 +146,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     pipelineReadPool: null,
     backgroundReadDb: db,
     changes,
-    readCache: new ReadCache({ changes, maxAgeMs: options.readCacheMs ?? DEFAULT_READ_CACHE_MS, dataVersion: () => null }),
+    readCache: new ReadCache({ changes, maxAgeMs: options.readCacheMs ?? DEFAULT_READ_CACHE_MS, dataVersion: () => null, clock: options.clock }),
     dialect,
     close: () => db.destroy(),
     ping: async () => { await sql`select 1`.execute(db); },

@@ -6,12 +6,16 @@
 //   (store/table-changes.ts tracks every statement of the store's Kysely instances);
 // - on SQLite, no other connection (another process: `mallard worker`, the CLI) has committed
 //   since it began: `PRAGMA data_version` of the main connection is unchanged;
-// - it is younger than maxAgeMs by the request's clock. This bounds how far a sliding window
-//   ("the last 7 days") may lag, and, on PostgreSQL, how long a write by another process
-//   (a separate pipeline worker) may go unseen.
+// - it was ready less than maxAgeMs ago by the clock, and the request is not earlier than the
+//   one it was computed for. This bounds how far a sliding window ("the last 7 days") may lag
+//   behind what a fresh computation would give, and, on PostgreSQL, how long a write by another
+//   process (a separate pipeline worker) may go unseen. The age counts from when the answer was
+//   ready, not from when it began: an answer slower to compute than maxAgeMs would otherwise be
+//   too old the moment it is ready, and every request would compute it again.
 // Requests for the same answer while it is being computed share the one computation, unless a
 // write committed after it began.
 import { LRUCache } from 'lru-cache';
+import { systemClock, type Clock } from '../clock.ts';
 import { recordingReads, type TableChanges } from './table-changes.ts';
 
 interface Entry {
@@ -20,6 +24,8 @@ interface Entry {
   dataVersion: number | null;
   /** The request time it was computed for. */
   now: number;
+  /** When it was ready, by the cache's clock; null while it is still being computed. */
+  readyAt: number | null;
   /** The tables it read; null while it is still being computed. */
   tables: Set<string> | null;
   value: Promise<unknown>;
@@ -32,6 +38,8 @@ export interface ReadCacheOptions {
   /** SQLite's data_version of the main connection; null where it does not apply. */
   dataVersion: () => number | null;
   maxEntries?: number;
+  /** The clock requests take their time from (the app's injected clock); default the system's. */
+  clock?: Clock;
 }
 
 export class ReadCache {
@@ -49,9 +57,13 @@ export class ReadCache {
     const dataVersion = this.options.dataVersion();
     const kept = this.entries.get(key);
     if (kept && this.valid(kept, now, dataVersion)) return kept.value as Promise<T>;
-    const entry: Entry = { startedAt: this.options.changes.now(), dataVersion, now, tables: null, value: Promise.resolve() };
+    const entry: Entry = { startedAt: this.options.changes.now(), dataVersion, now, readyAt: null, tables: null, value: Promise.resolve() };
     entry.value = recordingReads(compute).then(
-      ({ value, tables }) => { entry.tables = tables; return value; },
+      ({ value, tables }) => {
+        entry.tables = tables;
+        entry.readyAt = Math.max(now, (this.options.clock ?? systemClock).now());
+        return value;
+      },
       (err) => { if (this.entries.get(key) === entry) this.entries.delete(key); throw err; },
     );
     this.entries.set(key, entry);
@@ -59,9 +71,9 @@ export class ReadCache {
   }
 
   private valid(entry: Entry, now: number, dataVersion: number | null): boolean {
-    if (entry.dataVersion !== dataVersion) return false;
-    const age = now - entry.now;
-    if (age < 0 || age >= this.options.maxAgeMs) return false;
+    if (entry.dataVersion !== dataVersion || now < entry.now) return false;
+    // A request that came while it was being computed gets it, however long that took.
+    if (entry.readyAt !== null && now - entry.readyAt >= this.options.maxAgeMs) return false;
     const { changes } = this.options;
     // Still computing: which tables it reads is not known yet, so any write since it began counts.
     if (entry.tables === null) return changes.now() === entry.startedAt;

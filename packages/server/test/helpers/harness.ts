@@ -13,7 +13,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
 import { loggerOptions } from '../../src/http/logging.ts';
-import { ManualClock } from '../../src/clock.ts';
+import { ManualClock, type Clock } from '../../src/clock.ts';
 import { DEFAULT_RATE_LIMITS, type Config, type RateLimits } from '../../src/config.ts';
 import type { Scope, KeyType } from '../../src/auth/api-keys.ts';
 import { signUserToken, JWT_DEFAULT_SECONDS } from '../../src/auth/jwt.ts';
@@ -48,11 +48,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 export interface TestStore { store: Store; url: string; drop(): Promise<void> }
 
-export async function createTestStore(dialect: DialectName): Promise<TestStore> {
+/** `clock`: the app's, so the read cache ages answers by the same clock as the requests. */
+export async function createTestStore(dialect: DialectName, clock?: Clock): Promise<TestStore> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'mallard-test-'));
     const url = `sqlite:${join(dir, 'test.db')}`;
-    const store = openStore(url);
+    const store = openStore(url, { clock });
     await migrateToLatest(store.db);
     return { store, url, drop: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
   }
@@ -62,7 +63,7 @@ export async function createTestStore(dialect: DialectName): Promise<TestStore> 
   await admin.query(`CREATE SCHEMA ${schema}`);
   const target = new URL(TEST_DATABASE_URL);
   target.searchParams.set('options', `-c search_path=${schema}`);
-  const store = openStore(target.toString(), { poolSize: 5 });
+  const store = openStore(target.toString(), { poolSize: 5, clock });
   await migrateToLatest(store.db);
   return {
     store,
@@ -125,9 +126,9 @@ let userHash: Promise<string> | null = null;
 let counter = 0;
 
 export async function createHarness(dialect: DialectName, options: HarnessOptions = {}): Promise<Harness> {
-  const testStore = await createTestStore(dialect);
-  const { store } = testStore;
   const clock = new ManualClock(options.wallClock ? Date.now() : T0);
+  const testStore = await createTestStore(dialect, clock);
+  const { store } = testStore;
   const rateLimits = options.raisedLimits ? { ...RAISED_LIMITS } : { ...DEFAULT_RATE_LIMITS };
   const config = testConfig({ rateLimits, ...(options.captureLogs ? { logLevel: 'trace' } : {}), ...options.config });
   const limiter = options.limiter ?? new MemoryRateLimiter();
