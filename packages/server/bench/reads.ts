@@ -28,7 +28,13 @@ const HOUR = 60 * 60 * 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Measure { rps: number; p50: number; p99: number; bad: number; completed: number }
-interface RouteResult { route: string; bare: Measure | null; real: Measure | null; fresh: Measure | null; aloneMs: number; rss: RssPeak }
+interface RouteResult {
+  route: string; bare: Measure | null; real: Measure | null; fresh: Measure | null; aloneMs: number; rss: RssPeak;
+  /** The answer's size, and the bare route sending a prebuilt body of that size (for large answers). */
+  bytes: number; sameBytes: Measure | null;
+}
+/** Answers at least this large are also measured against a bare route sending as many bytes. */
+const LARGE_ANSWER_BYTES = 4096;
 /** The most anonymous and file-backed RSS the measured server held while one route ran, in MB. */
 interface RssPeak { anonMb: number; fileMb: number }
 interface RunResult { dialect: Dialect; size: string; dataset: Dataset; routes: RouteResult[]; peakRssMb: number; endRss: { anonMb: number; fileMb: number }; coldStartMs: number[]; load: string }
@@ -130,6 +136,8 @@ function routePaths(doc: { paths: Record<string, { get?: { parameters?: { in: st
     // The export streams every event of a range: the last day, not the whole 90 days.
     from: String(dataset.endAt - 24 * HOUR), to: String(dataset.endAt),
   };
+  // Optional parameters the bench sets: trends over its longest span (issue 17 names days=90).
+  const optional: Record<string, Record<string, string>> = { '/v1/query/trends': { days: '90' } };
   const paths: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     if (!path.startsWith('/v1/query/') || !item.get) continue;
@@ -144,6 +152,7 @@ function routePaths(doc: { paths: Record<string, { get?: { parameters?: { in: st
         query.set(param.name, values[param.name]);
       }
     }
+    for (const [name, value] of Object.entries(optional[path] ?? {})) query.set(name, value);
     paths.push(`${filled}${query.size ? `?${query}` : ''}`);
   }
   return paths;
@@ -172,25 +181,27 @@ async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl:
       const stopSampling = sampleRss(server.pid!);
       const check = await fetch(`${base}${path}`, { headers });
       if (check.status !== 200) throw new Error(`GET ${path} answered ${check.status}: ${(await check.text()).slice(0, 300)}`);
-      await check.arrayBuffer().catch(() => undefined);
+      const bytes = (await check.arrayBuffer().catch(() => new ArrayBuffer(0))).byteLength;
       const aloneMs = await alone(`${freshBase}${path}`, headers);
       // A bulk export streams the whole range: 32 of them at once outlive the 5 s window and
       // keep the server busy through the next routes' runs, so it is measured alone only.
       if (path.includes('/export/')) {
         console.error(`${dialect} ${size} ${path}: alone ${aloneMs.toFixed(0)} ms (not under load)`);
-        routes.push({ route: path, bare: null, real: null, fresh: null, aloneMs, rss: stopSampling() });
+        routes.push({ route: path, bare: null, real: null, fresh: null, aloneMs, rss: stopSampling(), bytes, sameBytes: null });
         continue;
       }
       const bare = await measure(`http://127.0.0.1:${barePort}/v1/query/bare`, {});
       const real = await measure(`${base}${path}`, headers);
       const fresh = await measure(`${freshBase}${path}`, headers);
+      // What sending an answer this large costs by itself: a prebuilt body of the same size.
+      const sameBytes = bytes >= LARGE_ANSWER_BYTES ? await measure(`http://127.0.0.1:${barePort}/v1/query/bare-bytes/${bytes}`, {}) : null;
       // autocannon stops sending at the end of a run, but a slow route's queued requests are
       // still being answered: one more request to each server waits behind them (the readers
       // take requests in order), so the next route's runs start on idle servers.
       await Promise.all([base, freshBase].map(async (b) => (await fetch(`${b}${path}`, { headers })).arrayBuffer()));
       const rss = stopSampling();
       console.error(`${dialect} ${size} ${path}: ${real.rps.toFixed(0)} req/s (bare ${bare.rps.toFixed(0)}, cache off ${fresh.rps.toFixed(0)}), p50 ${real.p50} p99 ${real.p99}, alone ${aloneMs.toFixed(0)} ms, RSS up to ${rss.anonMb} + ${rss.fileMb} MB`);
-      routes.push({ route: path, bare, real, fresh, aloneMs, rss });
+      routes.push({ route: path, bare, real, fresh, aloneMs, rss, bytes, sameBytes });
     }
     // RSS counts the readers' mmap view of the database file (OS page cache, shared and
     // reclaimable) as well as the process's own memory: the two apart, at the end of the run.
@@ -212,19 +223,20 @@ function table(run: RunResult): string {
     '',
     `Dataset: ${Object.entries(run.dataset.counts).map(([t, n]) => `${fmt(n)} ${t}`).join(', ')}; ${run.dataset.siteIds.length} sites, 90 days (built in ${fmt(run.dataset.buildSeconds)} s). Peak server RSS **${run.peakRssMb} MB** (at the end: ${run.endRss.anonMb} MB anonymous, ${run.endRss.fileMb} MB file-backed); cold start to the first 200 from /readyz **${fmt(median(run.coldStartMs))} ms** (median of ${run.coldStartMs.map(fmt).join(' / ')}); load average at the end ${run.load}.`,
     '',
-    '| route | req/s | bare req/s | share of bare | p50 ms | p99 ms | bare p50 / p99 ms | cache off: req/s, share, p99 ms | alone ms (cache off) | answered | non-2xx/errors | RSS MB, anonymous + file-backed (highest while it ran) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| route | req/s | bare req/s | share of bare | p50 ms | p99 ms | bare p50 / p99 ms | cache off: req/s, share, p99 ms | alone ms (cache off) | answer bytes | bare sending as many bytes: req/s, route\'s share of it | answered | non-2xx/errors | RSS MB, anonymous + file-backed (highest while it ran) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   // A route slower than the run answers nothing in it: its latencies are then unknown, not 0.
   const p99 = (m: Measure) => (m.completed > 0 ? String(m.p99) : `> ${SECONDS * 1000}`);
   for (const r of run.routes) {
     if (!r.real || !r.bare || !r.fresh) {
-      lines.push(`| \`${r.route}\` | | | | | | | | ${fmt(r.aloneMs)} | | | ${r.rss.anonMb} + ${r.rss.fileMb} |`);
+      lines.push(`| \`${r.route}\` | | | | | | | | ${fmt(r.aloneMs)} | | | | | ${r.rss.anonMb} + ${r.rss.fileMb} |`);
       continue;
     }
     const latency = r.real.completed > 0 ? `${r.real.p50} | ${r.real.p99}` : `> ${SECONDS * 1000} | > ${SECONDS * 1000}`;
     const off = `${fmt(r.fresh.rps)}, ${(r.fresh.rps / r.bare.rps * 100).toFixed(1)} %, ${p99(r.fresh)}`;
-    lines.push(`| \`${r.route}\` | ${fmt(r.real.rps)} | ${fmt(r.bare.rps)} | ${(r.real.rps / r.bare.rps * 100).toFixed(1)} % | ${latency} | ${r.bare.p50} / ${r.bare.p99} | ${off} | ${fmt(r.aloneMs)} | ${r.real.completed + r.fresh.completed} | ${r.real.bad + r.fresh.bad} | ${r.rss.anonMb} + ${r.rss.fileMb} |`);
+    const same = r.sameBytes ? `${fmt(r.sameBytes.rps)}, ${(r.real.rps / r.sameBytes.rps * 100).toFixed(1)} %` : '';
+    lines.push(`| \`${r.route}\` | ${fmt(r.real.rps)} | ${fmt(r.bare.rps)} | ${(r.real.rps / r.bare.rps * 100).toFixed(1)} % | ${latency} | ${r.bare.p50} / ${r.bare.p99} | ${off} | ${fmt(r.aloneMs)} | ${fmt(r.bytes)} | ${same} | ${r.real.completed + r.fresh.completed} | ${r.real.bad + r.fresh.bad} | ${r.rss.anonMb} + ${r.rss.fileMb} |`);
   }
   return lines.join('\n');
 }
