@@ -2,13 +2,15 @@
 // gives the same rows, so runs on different days and machines measure the same data. Two
 // fresh stores filled with the same seed hold identical rows (counts and a checksum over every
 // column); another seed gives other rows. The alerts it writes are ones the alert routes can
-// serve (an object breakdown once made GET /v1/query/alerts answer 500 on every bench dataset).
+// serve (an object breakdown once made GET /v1/query/alerts answer 500 on every bench dataset),
+// and the row counts of /query/raw's `total` equal the rows it wrote.
 import { createHash } from 'node:crypto';
 import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
 import { AlertRecord, toAlertRecord } from '../src/domain/records/alert.ts';
 import { generateRows, openSink } from '../bench/dataset.ts';
 import type { Store } from '../src/store/db.ts';
+import { COUNTED_TABLES, rowCount, type CountedTable } from '../src/store/row-counts.ts';
 import { createTestStore, eachDialect } from './helpers/harness.ts';
 
 const END = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -26,6 +28,13 @@ async function generate(dialect: 'sqlite' | 'postgres', seed: string) {
     const sink = openSink(url);
     const ids = await generateRows(sink, SITES, 2_000, seed, END, 3);
     await sink.close();
+    // The row counts of /query/raw's tables (store/row-counts.ts) match the rows the sink wrote.
+    for (const table of COUNTED_TABLES) {
+      for (const site of SITES) {
+        const { n } = await store.db.selectFrom(table as CountedTable).select((eb) => eb.fn.countAll().as('n')).where('site_id', '=', site).executeTakeFirstOrThrow();
+        expect(await rowCount(store.db, site, table as CountedTable), `${table} of ${site}`).toBe(Number(n));
+      }
+    }
     const alerts = await store.db.selectFrom('alerts').selectAll().execute();
     return { ids, alerts, ...(await fingerprint(store)) };
   } finally {

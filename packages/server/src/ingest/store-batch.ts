@@ -7,13 +7,15 @@
 // so concurrent PostgreSQL writers cannot deadlock); events are inserted with ON CONFLICT DO
 // NOTHING (a retried batch stores nothing twice); signals follow only for the events that
 // were new, and the element rollup (store/element-rollup.ts) adds the ones on an element;
-// each session row is updated from its new events.
+// on SQLite the new events and signals are added to their sites' row counts
+// (store/row-counts.ts); each session row is updated from its new events.
 import { v7 as uuidv7 } from 'uuid';
 import type { Insertable, Kysely } from 'kysely';
 import { tableChangesOf } from '../store/table-changes.ts';
 import type SQLite from 'better-sqlite3';
 import { sqliteHandleOf, type Dialect, type Store } from '../store/db.ts';
 import { addOneValues, addToRollup, SQLITE_ADD_ONE, type RollupSignal } from '../store/element-rollup.ts';
+import { addInsertedRows } from '../store/row-counts.ts';
 import type { Database, EventsTable, SessionsTable, SignalsTable } from '../store/tables.ts';
 import type { PreparedEvent } from './prepare.ts';
 import { mergeSession, type BatchMeta, type SessionRow } from './session.ts';
@@ -155,6 +157,11 @@ export async function storeBatches(db: Kysely<Database>, dialect: Dialect, batch
     } else {
       for (const rows of chunks(signalRows)) await trx.insertInto('signals').values(rows).execute();
       await addToRollup(trx, signalRows as RollupSignal[], ROWS_PER_STATEMENT);
+    }
+    if (dialect === 'sqlite') {
+      // No trigger counts these two on SQLite (store/row-counts.ts).
+      await addInsertedRows(trx, 'events', eventRows.filter((r) => insertedIds.has(r.id)));
+      await addInsertedRows(trx, 'signals', signalRows);
     }
     for (const key of changed) {
       const { id, site_id: _site, sid: _sid, ...changes } = sessions.get(key)!;

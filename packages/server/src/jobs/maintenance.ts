@@ -1,5 +1,6 @@
 // Housekeeping that runs inside `mallard serve`: expired raw data, deleted sites' data and
-// idempotency answers past their 24 hours, once at start and then every hour. Runs never overlap.
+// idempotency answers past their 24 hours, once at start and then every hour; on PostgreSQL it
+// also folds the row counts' per-connection shards (store/row-counts.ts). Runs never overlap.
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
 import { purgeDeletedSites } from './purge-sites.ts';
@@ -7,6 +8,7 @@ import { purgeExpiredRawData } from './retention.ts';
 import { runPeriodically, type JobLog, type Periodic } from './periodic.ts';
 import { HOUR_MS } from '../domain/time.ts';
 import { purgeExpiredIdempotencyKeys } from '../store/idempotency.ts';
+import { foldRowCounts } from '../store/row-counts.ts';
 
 export const MAINTENANCE_INTERVAL_MS = HOUR_MS;
 
@@ -16,5 +18,6 @@ export function startMaintenance(store: Store, clock: Clock, retentionDays: numb
     const deleted = await purgeDeletedSites(store);
     const idempotency = await purgeExpiredIdempotencyKeys(store.db, clock.now());
     if (expired + deleted + idempotency > 0) log.info({ expired, deleted, idempotency }, 'maintenance removed rows');
+    if (store.dialect === 'postgres') await foldRowCounts(store.db);
   }, (err) => log.error({ err }, 'maintenance failed'), { now: true });
 }

@@ -47,6 +47,8 @@ async function purgeOnce(store: Pick<Store, 'db'>, batchSize: number): Promise<n
     await store.db.deleteFrom('api_keys').where('site_id', '=', id).execute();
     await store.db.deleteFrom('pipeline_state').where('site_id', '=', id).execute();
     await store.db.deleteFrom('pipeline_claims').where('site_id', '=', id).execute();
+    // The site's rows are gone, so are its counts (all zero by now: the triggers counted the deletes).
+    await store.db.deleteFrom('row_counts').where('site_id', '=', id).execute();
   }
   return removed;
 }

@@ -10,6 +10,7 @@ import * as operator from './migrations/0006-operator.ts';
 import * as readIndexes from './migrations/0007-read-indexes.ts';
 import * as elementRollup from './migrations/0008-element-rollup.ts';
 import * as deployDetailIndexes from './migrations/0009-deploy-detail-indexes.ts';
+import * as rowCounts from './migrations/0010-row-counts.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '0007-read-indexes': readIndexes,
   '0008-element-rollup': elementRollup,
   '0009-deploy-detail-indexes': deployDetailIndexes,
+  '0010-row-counts': rowCounts,
 };
 
 /** Every migration this build knows, oldest first: a backup made by a newer build names others. */

@@ -58,6 +58,9 @@ export interface ElementRollupTable {
   signals: number; label: string | null;
 }
 
+/** Rows per site of the tables /query/raw serves, kept by triggers (store/row-counts.ts). */
+export interface RowCountsTable { site_id: string; table_name: string; shard: number; row_count: number }
+
 export interface PageScoresTable {
   id: string; site_id: string; page: string; score: number; raw_score: number; trend: string;
   deviation: number | null; duck_state: string; dominant_signal: string | null; breakdown: Json;
@@ -184,6 +187,7 @@ export interface Database {
   events: EventsTable;
   signals: SignalsTable;
   element_rollup: ElementRollupTable;
+  row_counts: RowCountsTable;
   page_scores: PageScoresTable;
   score_history: ScoreHistoryTable;
   ux_issues: UxIssuesTable;

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { ServiceContext } from '../../domain/context.ts';
 import { invalidInput } from '../../domain/errors.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
+import { rowCount } from '../../store/row-counts.ts';
 import { RAW_DEFAULT_LIMIT, type RawQuery } from './schemas.ts';
 import { RAW_TABLE_NAMES, RAW_TABLES, serializeRow, type RawTableName } from './tables.ts';
 
@@ -22,10 +23,11 @@ export async function rawRows({ ctx, input }: { ctx: ServiceContext; input: Stat
   // The table and column names come from the allow-list above, never from the request text.
   const db = ctx.db as unknown as Kysely<Record<string, Record<string, unknown>>>;
   const columns = Object.keys(table.columns);
-  const [rows, count] = await Promise.all([
+  // The total from the counts triggers keep (store/row-counts.ts): count(*) grows with history.
+  const [rows, total] = await Promise.all([
     db.selectFrom(name).select(columns).where('site_id', '=', site.id)
       .orderBy(sort, order).orderBy('id', order).limit(limit).offset(offset).execute(),
-    db.selectFrom(name).select((eb) => eb.fn.countAll().as('n')).where('site_id', '=', site.id).executeTakeFirstOrThrow(),
+    rowCount(ctx.db, site.id, name as RawTableName),
   ]);
-  return { table: name, rows: rows.map((r) => serializeRow(table, r)), total: Number(count.n), offset, limit };
+  return { table: name, rows: rows.map((r) => serializeRow(table, r)), total, offset, limit };
 }
