@@ -13,7 +13,7 @@ import { Secrets } from './auth/secrets.ts';
 import { AppError } from './domain/errors.ts';
 import { validationError, type ValidationIssue } from './domain/validation-error.ts';
 import type { ErrorBody } from './http/envelope.ts';
-import { authorize, bearerToken } from './http/access.ts';
+import { authorize, bearerToken, type Access } from './http/access.ts';
 import { authenticate } from './domain/authenticate.ts';
 import { withFailedAuthLockout } from './domain/rate-limits.ts';
 import { duckOverride, randomDuckFact } from './http/ducks.ts';
@@ -108,6 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     targets: targetPolicy(deps.config, deps.resolver ?? systemResolver),
   });
   app.decorateRequest('auth', null);
+  app.decorateRequest('access', null);
   app.setValidatorCompiler(validators());
   // Writes take JSON only; ingest adds its own text/plain parser in its own scope.
   app.removeContentTypeParser('text/plain');
@@ -124,18 +125,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const routes = collectRoutes(app);
   app.decorate('routeTable', routes);
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-    if (closing) {
-      reply.header('connection', 'close');
-      throw new AppError('unavailable', 'The server is shutting down; retry shortly');
-    }
-    // Only an unmatched request (404, 405) has no rule: the route table refuses to start
-    // with a route that declares none.
-    const access = request.routeOptions.config.access;
-    if (!access || access.surface === 'public' || access.surface === 'ingest') return;
-    if (access.surface === 'auth' && !access.jwtOnly) return;
-    const { store, clock, limiter, secrets } = app.services;
+  const { store, clock, limiter, secrets } = app.services;
+  const identify = async (request: FastifyRequest, reply: FastifyReply, access: Access) => {
     const now = clock.now();
     // A missing or malformed header counts as a failed authentication too.
     request.auth = await withFailedAuthLockout(limiter, request.ip, now, () => authenticate(store, secrets, bearerToken(request), now));
@@ -145,11 +136,33 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (access.jwtOnly && request.auth.kind !== 'jwt') {
       throw new AppError('jwt_required', 'This route needs a user token (POST /v1/auth/login)');
     }
+  };
+
+  // The request hooks take a callback rather than returning a promise where they need not
+  // wait: every request runs them, and a promise per hook is a measurable share of a cheap
+  // route's cost (BENCHMARKS.md, "reads"). A hook that throws fails the request as a rejection does.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new AppError('unavailable', 'The server is shutting down; retry shortly');
+    }
+    // Read once here: Fastify builds routeOptions anew on every read. Only an unmatched request
+    // (404, 405) has no rule: the route table refuses to start with a route that declares none.
+    const access = request.access = request.routeOptions.config.access ?? null;
+    if (!access || access.surface === 'public' || access.surface === 'ingest' || (access.surface === 'auth' && !access.jwtOnly)) {
+      done();
+      return;
+    }
+    identify(request, reply, access).then(() => done(), done);
   });
 
-  app.addHook('preValidation', async (request) => {
-    if (request.is404) return;
-    const access = request.routeOptions.config.access;
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.is404) {
+      done();
+      return;
+    }
+    const { access } = request;
     if (WRITE_METHODS.has(request.method) && (access?.bodyRequired ?? true) && request.body === undefined) {
       throw new AppError('empty_body', 'This request needs a JSON body');
     }
@@ -166,12 +179,14 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // parser turns one into U+FFFD).
     const nul = firstNul(request.query) ?? firstNul(request.params) ?? (access?.surface === 'ingest' ? undefined : firstNul(request.body));
     if (nul !== undefined) throw new AppError('invalid_input', `${nul || 'body'}: must not contain a NUL character`, { field: nul || 'body', reason: 'contains a NUL character' });
+    done();
   });
 
   registerIdempotency(app);
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request.method, request.routeOptions.url ?? 'unmatched', reply.statusCode, reply.elapsedTime);
+    done();
   });
 
   app.setErrorHandler(async (error, request, reply) => {

@@ -45,7 +45,11 @@ export const LAST_USED_EVERY_MS = MINUTE_MS;
 
 interface CachedKey { auth: AuthContext; expiresAt: number | null; checkedAt: number; lastUsedAt: number | null }
 
-/** Per store (its Kysely instance), verified keys by HMAC. */
+/**
+ * Per store (its Kysely instance), verified keys by the key itself: a hit then costs one map
+ * lookup instead of an HMAC of the key on every request. Only keys found valid in the store get
+ * here, held in this process's memory only, and rechecked every KEY_CACHE_MS.
+ */
 const keyCaches = new WeakMap<Kysely<Database>, Map<string, CachedKey>>();
 
 /** Drops every cached key of this store: after a revocation, a site deletion or an org change. */
@@ -54,16 +58,15 @@ export function forgetCredentials(db: Kysely<Database>) {
 }
 
 async function authenticateKey(store: Store, secrets: Secrets, token: string, now: number): Promise<AuthContext> {
-  const hash = hashKey(secrets, token);
   let cache = keyCaches.get(store.db);
   if (!cache) keyCaches.set(store.db, cache = new Map());
-  let entry = cache.get(hash);
+  let entry = cache.get(token);
   if (!entry || now - entry.checkedAt >= KEY_CACHE_MS || now < entry.checkedAt) {
-    cache.delete(hash);
-    entry = await loadKey(store, hash, now);
+    cache.delete(token);
+    entry = await loadKey(store, hashKey(secrets, token), now);
     // Bounded: a flood of distinct valid keys cannot grow it past a few thousand entries.
     if (cache.size >= 10_000) cache.clear();
-    cache.set(hash, entry);
+    cache.set(token, entry);
   }
   if (entry.expiresAt !== null && entry.expiresAt <= now) throw new AppError('expired_key', 'The API key has expired');
   if (entry.lastUsedAt === null || now - entry.lastUsedAt >= LAST_USED_EVERY_MS) {

@@ -24,7 +24,11 @@ export interface Access {
 
 declare module 'fastify' {
   interface FastifyContextConfig { access?: Access }
-  interface FastifyRequest { auth: AuthContext | null }
+  interface FastifyRequest {
+    auth: AuthContext | null;
+    /** The route's access rule, read once per request by the onRequest hook (app.ts); null for an unmatched request. */
+    access: Access | null;
+  }
 }
 
 /** The bearer token, or a 401 `missing_auth` for an absent, empty or non-Bearer header. */

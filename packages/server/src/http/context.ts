@@ -11,7 +11,7 @@ import './app-types.ts';
 /** The context of a route with no authenticated caller (login, set-password). */
 export function publicContextOf(request: FastifyRequest): PublicContext {
   const { store, clock } = request.server.services;
-  const pureRead = request.method === 'GET' && request.routeOptions.config?.access?.surface === 'query';
+  const pureRead = request.method === 'GET' && request.access?.surface === 'query';
   return {
     db: pureRead ? store.readDb : store.db, backgroundReadDb: store.backgroundReadDb,
     // Not turned off by a request's Cache-Control: browsers send no-cache with every `cache: 'no-store'` fetch (the dashboard's).

@@ -27,10 +27,9 @@ function canonical(value: unknown): string {
 }
 
 export function registerIdempotency(app: App) {
-  app.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    const access = request.routeOptions.config.access;
+  const claimKey = async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.headers[HEADER];
-    if (request.method !== 'POST' || access?.surface !== 'manage' || raw === undefined || !request.auth) return;
+    if (request.method !== 'POST' || raw === undefined || !request.auth) return;
     const key = Array.isArray(raw) ? raw[0] : raw;
     if (!KEY_FORMAT.test(key)) {
       throw new AppError('invalid_input', 'Idempotency-Key must be 1 to 255 printable ASCII characters', { field: 'Idempotency-Key', reason: 'bad format' });
@@ -46,9 +45,9 @@ export function registerIdempotency(app: App) {
       return reply.code(claim.statusCode).header('content-type', 'application/json; charset=utf-8').header('idempotent-replayed', 'true').send(secrets.decrypt(claim.response));
     }
     request.idempotency = { credential, key };
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const keepAnswer = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const claim = request.idempotency;
     if (!claim) return payload;
     request.idempotency = undefined;
@@ -56,5 +55,14 @@ export function registerIdempotency(app: App) {
     if (reply.statusCode < 300 && typeof payload === 'string') await storeIdempotentAnswer(store.db, claim.credential, claim.key, reply.statusCode, secrets.encrypt(payload));
     else await releaseIdempotencyKey(store.db, claim.credential, claim.key);
     return payload;
+  };
+
+  // Only the manage surface's POST routes take the header, so only they carry the hooks (first,
+  // as app-wide hooks would run): no other request pays for them.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST') || route.config?.access?.surface !== 'manage') return;
+    route.preHandler = [claimKey, ...[route.preHandler ?? []].flat()];
+    route.onSend = [keepAnswer, ...[route.onSend ?? []].flat()];
   });
 }

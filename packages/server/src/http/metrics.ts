@@ -25,14 +25,24 @@ export function createMetrics() {
     labelNames: ['outcome'],
     registers: [registry],
   });
+  const byLabels = new Map<string, { count: Counter.Internal; time: Histogram.Internal<'method' | 'route'> }>();
   return {
     contentType: registry.contentType,
     countIngest(outcome: 'stored' | 'duplicate' | 'rejected' | 'bot', n: number) {
       if (n > 0) ingestEvents.inc({ outcome }, n);
     },
     observe(method: string, route: string, status: number, elapsedMs: number) {
-      requests.inc({ method, route, status: String(status) });
-      duration.observe({ method, route }, elapsedMs / 1000);
+      // Every request counts here: the labelled series are looked up once per label set.
+      const key = `${method} ${status} ${route}`;
+      let series = byLabels.get(key);
+      if (!series) {
+        series = { count: requests.labels(method, route, String(status)), time: duration.labels(method, route) };
+        // Routes are patterns, so the label sets are few; a bound all the same.
+        if (byLabels.size >= 10_000) byLabels.clear();
+        byLabels.set(key, series);
+      }
+      series.count.inc();
+      series.time.observe(elapsedMs / 1000);
     },
     render: () => registry.metrics(),
   };
