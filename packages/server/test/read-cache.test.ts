@@ -15,7 +15,7 @@ import { Envelope, okOnce } from '../src/http/envelope.ts';
 import { startServer } from '../src/server.ts';
 import { ReadCache } from '../src/store/read-cache.ts';
 import { openStore, type Store } from '../src/store/db.ts';
-import { classify } from '../src/store/table-changes.ts';
+import { classify, TableChanges } from '../src/store/table-changes.ts';
 import { bearer, eachDialect, testConfig, useHarness, type Harness } from './helpers/harness.ts';
 import { api } from './helpers/alert-traffic.ts';
 import { HOUR, MIN, cycle, freshStart, ok, sendVisits, visits, type SignalSpec } from './helpers/traffic.ts';
@@ -315,6 +315,30 @@ describe('MALLARD_READ_CACHE_MS', () => {
     } finally {
       await on.stop();
     }
+  });
+});
+
+describe('the read cache\'s size', () => {
+  it('keeps answers within maxBytes (their JSON), evicting the least recent, and never one over a quarter of it', async () => {
+    const cache = new ReadCache({ changes: new TableChanges(), maxAgeMs: 1000, dataVersion: () => null, maxBytes: 400 });
+    const runs = new Map<string, number>();
+    // A string of n characters is n + 2 of JSON.
+    const get = (key: string, n: number) => cache.get(key, 0, async () => { runs.set(key, (runs.get(key) ?? 0) + 1); return 'x'.repeat(n - 2); });
+    for (const key of ['a', 'b', 'c', 'd']) await get(key, 100);
+    for (const key of ['a', 'b', 'c', 'd']) await get(key, 100);
+    expect([...runs.values()]).toEqual([1, 1, 1, 1]);
+    // A fifth makes 500 bytes: the least recently used (a) goes.
+    await get('e', 100);
+    await get('b', 100);
+    await get('a', 100);
+    expect(runs.get('a')).toBe(2);
+    expect(runs.get('b')).toBe(1);
+    // 101 bytes is over a quarter of 400: served, never kept, and nothing else evicted for it.
+    await get('big', 101);
+    await get('big', 101);
+    expect(runs.get('big')).toBe(2);
+    await get('e', 100);
+    expect(runs.get('e')).toBe(1);
   });
 });
 

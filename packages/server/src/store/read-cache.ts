@@ -28,7 +28,25 @@ interface Entry {
   readyAt: number | null;
   /** The tables it read; null while it is still being computed. */
   tables: Set<string> | null;
+  /** What it holds, as the length of its JSON (1 while it is being computed). */
+  size: number;
   value: Promise<unknown>;
+}
+
+/**
+ * The answers kept, all together, as the length of their JSON: about a third to a half of the
+ * memory they take (the objects, and the bytes okOnce keeps of each). One answer may take a
+ * quarter of it; a larger one is served to the requests that shared it and not kept.
+ */
+export const READ_CACHE_MAX_BYTES = 16 * 1024 * 1024;
+
+/** The length of a value's JSON; an answer that is not JSON (none should be) is never kept. */
+function sizeOf(value: unknown): number {
+  try {
+    return Math.max(1, JSON.stringify(value)?.length ?? 1);
+  } catch {
+    return Number.MAX_SAFE_INTEGER;
+  }
 }
 
 export interface ReadCacheOptions {
@@ -38,6 +56,8 @@ export interface ReadCacheOptions {
   /** SQLite's data_version of the main connection; null where it does not apply. */
   dataVersion: () => number | null;
   maxEntries?: number;
+  /** Default READ_CACHE_MAX_BYTES. */
+  maxBytes?: number;
   /** The clock requests take their time from (the app's injected clock); default the system's. */
   clock?: Clock;
 }
@@ -46,7 +66,8 @@ export class ReadCache {
   private readonly entries: LRUCache<string, Entry>;
 
   constructor(private readonly options: ReadCacheOptions) {
-    this.entries = new LRUCache({ max: options.maxEntries ?? 1000 });
+    const maxBytes = options.maxBytes ?? READ_CACHE_MAX_BYTES;
+    this.entries = new LRUCache({ max: options.maxEntries ?? 1000, maxSize: maxBytes, maxEntrySize: maxBytes / 4, sizeCalculation: (entry) => entry.size });
   }
 
   get enabled(): boolean { return this.options.maxAgeMs > 0; }
@@ -57,11 +78,18 @@ export class ReadCache {
     const dataVersion = this.options.dataVersion();
     const kept = this.entries.get(key);
     if (kept && this.valid(kept, now, dataVersion)) return kept.value as Promise<T>;
-    const entry: Entry = { startedAt: this.options.changes.now(), dataVersion, now, readyAt: null, tables: null, value: Promise.resolve() };
+    const entry: Entry = { startedAt: this.options.changes.now(), dataVersion, now, readyAt: null, tables: null, size: 1, value: Promise.resolve() };
     entry.value = recordingReads(compute).then(
       ({ value, tables }) => {
         entry.tables = tables;
         entry.readyAt = Math.max(now, (this.options.clock ?? systemClock).now());
+        // Put back with its size (lru-cache sizes an entry when it is added): the least recent
+        // answers go to make room, or it is not kept at all.
+        if (this.entries.peek(key) === entry) {
+          entry.size = sizeOf(value);
+          this.entries.delete(key);
+          this.entries.set(key, entry);
+        }
         return value;
       },
       (err) => { if (this.entries.get(key) === entry) this.entries.delete(key); throw err; },

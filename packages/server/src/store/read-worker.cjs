@@ -9,9 +9,10 @@ const db = new SQLite(workerData.file, { readonly: true, fileMustExist: true });
 // exec, not pragma(), and every statement kept: nothing of better-sqlite3 is left to the garbage
 // collector, which aborts the process on Node 24 (see store/db.ts).
 db.exec('PRAGMA busy_timeout = 5000');
-// Pages through the OS page cache (shared by every reader) instead of a private copy each:
-// a reader's own cache is dropped whenever the main connection commits.
-db.exec('PRAGMA mmap_size = 268435456');
+// No mmap: a mapped file's pages count in the process's RSS (up to the map's size per reader,
+// 256 MB before), while reading them through SQLite's small page cache and the OS's was as
+// fast in the read and stall benches (BENCHMARKS.md, "reads"), and a map covers only the start
+// of a large file anyway.
 const statements = new Map();
 
 parentPort.on('message', ({ id, sql, parameters }) => {
