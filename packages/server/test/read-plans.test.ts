@@ -61,15 +61,17 @@ describe('read query plans on SQLite', () => {
     expect(plans).toHaveLength(2);
     const [pageviews, signals] = plans;
     expect(pageviews.sql).toMatch(/from "events"/);
-    expect(pageviews.plan).toMatch(/SEARCH events USING INDEX \S+ \(site_id=\? AND sid=\?\)/);
+    expect(pageviews.plan).toContain('SEARCH events USING COVERING INDEX events_site_sid_pageviews (site_id=? AND sid=?)');
     expect(signals.plan).toContain('SEARCH signals USING INDEX signals_site_sid (site_id=? AND sid=?)');
     for (const p of plans) expectBounded(p.plan);
   });
 
-  it("flows: the chosen sessions' pageviews by (site_id, sid), counted in the database", async () => {
+  it("flows: the chosen sessions' pageviews from their covering index (migration 0011), in order, counted in the database", async () => {
     const plans = await plansWhile((db) => flowEdgesOf(db, SITE, sids, 100));
     expect(plans).toHaveLength(1);
-    expect(plans[0].plan).toMatch(/SEARCH events USING INDEX \S+ \(site_id=\? AND sid=\?\)/);
+    expect(plans[0].plan).toContain('SEARCH events USING COVERING INDEX events_site_sid_pageviews (site_id=? AND sid=?)');
+    // The index holds each session's pageviews in (occurred_at, id) order: no sort for the window.
+    expect(plans[0].plan).not.toMatch(/TEMP B-TREE FOR (LAST|RIGHT PART)/);
     expectBounded(plans[0].plan);
   });
 

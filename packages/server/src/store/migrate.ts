@@ -11,6 +11,7 @@ import * as readIndexes from './migrations/0007-read-indexes.ts';
 import * as elementRollup from './migrations/0008-element-rollup.ts';
 import * as deployDetailIndexes from './migrations/0009-deploy-detail-indexes.ts';
 import * as rowCounts from './migrations/0010-row-counts.ts';
+import * as pageviewIndex from './migrations/0011-pageview-index.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '0008-element-rollup': elementRollup,
   '0009-deploy-detail-indexes': deployDetailIndexes,
   '0010-row-counts': rowCounts,
+  '0011-pageview-index': pageviewIndex,
 };
 
 /** Every migration this build knows, oldest first: a backup made by a newer build names others. */
