@@ -32,6 +32,8 @@ interface RouteResult {
   route: string; bare: Measure | null; real: Measure | null; fresh: Measure | null; aloneMs: number; rss: RssPeak;
   /** The answer's size, and the bare route sending a prebuilt body of that size (for large answers). */
   bytes: number; sameBytes: Measure | null;
+  /** The export's CSV rows. */
+  rows?: number;
 }
 /** Answers at least this large are also measured against a bare route sending as many bytes. */
 const LARGE_ANSWER_BYTES = 4096;
@@ -133,8 +135,6 @@ function routePaths(doc: { paths: Record<string, { get?: { parameters?: { in: st
   const values: Record<string, string> = {
     page: p.page, element: p.element, selector: p.element, session_id: p.sessionId, days: '7', limit: '20', table: 'signals',
     a: p.page, b: p.otherPage, min_friction_weight: '0', issue_id: p.issueId ?? '', alert_id: p.alertId, deploy_id: p.deployId,
-    // The export streams every event of a range: the last day, not the whole 90 days.
-    from: String(dataset.endAt - 24 * HOUR), to: String(dataset.endAt),
   };
   // Optional parameters the bench sets: trends over its longest span (issue 17 names days=90).
   const optional: Record<string, Record<string, string>> = { '/v1/query/trends': { days: '90' } };
@@ -181,13 +181,15 @@ async function runOne(dialect: Dialect, size: string, seed: string, databaseUrl:
       const stopSampling = sampleRss(server.pid!);
       const check = await fetch(`${base}${path}`, { headers });
       if (check.status !== 200) throw new Error(`GET ${path} answered ${check.status}: ${(await check.text()).slice(0, 300)}`);
-      const bytes = (await check.arrayBuffer().catch(() => new ArrayBuffer(0))).byteLength;
+      const body = new Uint8Array(await check.arrayBuffer().catch(() => new ArrayBuffer(0)));
+      const bytes = body.byteLength;
       const aloneMs = await alone(`${freshBase}${path}`, headers);
-      // A bulk export streams the whole range: 32 of them at once outlive the 5 s window and
-      // keep the server busy through the next routes' runs, so it is measured alone only.
+      // The export streams every event of the site (no from/to): 32 of them at once outlive the
+      // run and keep the server busy through the next routes' runs, so it is measured alone only.
       if (path.includes('/export/')) {
-        console.error(`${dialect} ${size} ${path}: alone ${aloneMs.toFixed(0)} ms (not under load)`);
-        routes.push({ route: path, bare: null, real: null, fresh: null, aloneMs, rss: stopSampling(), bytes, sameBytes: null });
+        const rows = body.reduce((n, byte) => (byte === 10 ? n + 1 : n), 0) - 1;
+        console.error(`${dialect} ${size} ${path}: ${rows} rows, alone ${aloneMs.toFixed(0)} ms (not under load), ${Math.round(rows / aloneMs * 1000)} rows/s`);
+        routes.push({ route: path, bare: null, real: null, fresh: null, aloneMs, rss: stopSampling(), bytes, sameBytes: null, rows });
         continue;
       }
       const bare = await measure(`http://127.0.0.1:${barePort}/v1/query/bare`, {});
@@ -230,7 +232,7 @@ function table(run: RunResult): string {
   const p99 = (m: Measure) => (m.completed > 0 ? String(m.p99) : `> ${SECONDS * 1000}`);
   for (const r of run.routes) {
     if (!r.real || !r.bare || !r.fresh) {
-      lines.push(`| \`${r.route}\` | | | | | | | | ${fmt(r.aloneMs)} | | | | | ${r.rss.anonMb} + ${r.rss.fileMb} |`);
+      lines.push(`| \`${r.route}\` | | | | | | | | ${fmt(r.aloneMs)} | ${fmt(r.bytes)}${r.rows === undefined ? '' : ` (${fmt(r.rows)} rows)`} | | | | ${r.rss.anonMb} + ${r.rss.fileMb} |`);
       continue;
     }
     const latency = r.real.completed > 0 ? `${r.real.p50} | ${r.real.p99}` : `> ${SECONDS * 1000} | > ${SECONDS * 1000}`;
