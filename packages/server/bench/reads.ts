@@ -243,19 +243,26 @@ function table(run: RunResult): string {
   return lines.join('\n');
 }
 
-/** Each route's throughput at the largest size over the smallest, per dialect. */
+/**
+ * Each route's cost alone at every size, and the largest size's over the smallest's and over the
+ * one before it (a route capped at N rows reaches its cap between sizes), per dialect.
+ */
 function scaling(runs: RunResult[]): string {
   const out: string[] = [];
   for (const dialect of new Set(runs.map((r) => r.dialect))) {
     const mine = runs.filter((r) => r.dialect === dialect).sort((a, b) => a.dataset.signals - b.dataset.signals);
     if (mine.length < 2) continue;
-    const [small, large] = [mine[0], mine.at(-1)!];
-    out.push(`#### ${dialect}: ${large.size} against ${small.size}`, '', `| route | alone ${small.size} ms | alone ${large.size} ms | ratio | share of bare ${small.size} / ${large.size} |`, '|---|---|---|---|---|');
+    const [small, before, large] = [mine[0], mine.at(-2)!, mine.at(-1)!];
+    const sizes = mine.map((m) => m.size);
+    out.push(`#### ${dialect}: alone (cache off) at ${sizes.join(', ')}`, '',
+      `| route | ${sizes.map((size) => `alone ${size} ms`).join(' | ')} | ${large.size} / ${small.size} |${mine.length > 2 ? ` ${large.size} / ${before.size} |` : ''} share of bare ${sizes.join(' / ')} |`,
+      `|---|${sizes.map(() => '---|').join('')}---|${mine.length > 2 ? '---|' : ''}---|`);
+    const share = (x: RouteResult | undefined) => (x?.real && x.bare ? `${(x.real.rps / x.bare.rps * 100).toFixed(1)} %` : 'alone only');
     for (const r of large.routes) {
-      const s = small.routes.find((x) => operation(x.route) === operation(r.route));
-      if (!s) continue;
-      const share = (x: RouteResult) => (x.real && x.bare ? `${(x.real.rps / x.bare.rps * 100).toFixed(1)} %` : 'alone only');
-      out.push(`| \`${operation(r.route)}\` | ${fmt(s.aloneMs)} | ${fmt(r.aloneMs)} | ${(r.aloneMs / s.aloneMs).toFixed(2)}x | ${share(s)} / ${share(r)} |`);
+      const at = mine.map((m) => m.routes.find((x) => operation(x.route) === operation(r.route)));
+      if (at.some((x) => !x)) continue;
+      const ratio = (x: RouteResult) => `${(r.aloneMs / x.aloneMs).toFixed(2)}x`;
+      out.push(`| \`${operation(r.route)}\` | ${at.map((x) => fmt(x!.aloneMs)).join(' | ')} | ${ratio(at[0]!)} |${mine.length > 2 ? ` ${ratio(at.at(-2)!)} |` : ''} ${at.map(share).join(' / ')} |`);
     }
     out.push('');
   }
