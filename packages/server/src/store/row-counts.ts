@@ -6,7 +6,8 @@
 //
 // One exception, on SQLite only: no trigger counts inserted events and signals (a row trigger
 // doubled the cost of each such insert), so whatever inserts them there adds its rows with
-// addInsertedRows, in its transaction. Ingest's storage step is the only such writer.
+// addInsertedRows, in its transaction. Ingest's storage step is the only such writer in the
+// server; the read bench's dataset sink, which loads rows in bulk, counts them after.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './tables.ts';
 
