@@ -11,10 +11,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './tables.ts';
 
-export type CountedTable = 'events' | 'signals' | 'sessions' | 'page_scores' | 'score_history' | 'ux_issues' | 'deploys' | 'alerts';
+const COUNTED = ['events', 'signals', 'sessions', 'page_scores', 'score_history', 'ux_issues', 'deploys', 'alerts'] as const;
+export type CountedTable = (typeof COUNTED)[number];
 
 /** The tables counted (migration 0010 made their triggers). */
-export const COUNTED_TABLES: ReadonlySet<string> = new Set<CountedTable>(['events', 'signals', 'sessions', 'page_scores', 'score_history', 'ux_issues', 'deploys', 'alerts']);
+export const COUNTED_TABLES: ReadonlySet<string> = new Set(COUNTED);
 
 /** The number of the site's rows in the table. */
 export async function rowCount(db: Kysely<Database>, siteId: string, table: CountedTable): Promise<number> {
