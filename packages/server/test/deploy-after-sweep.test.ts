@@ -13,7 +13,7 @@ import { eachDialect, useHarness } from './helpers/harness.ts';
 import { DEPLOY_SETTLE_MS, DEPLOY_TRACK_MS, refreshDeploysAfter } from '../src/pipeline/cycle.ts';
 import { confidenceBySegment } from '../src/pipeline/score-pages.ts';
 import {
-  clampScore, confidenceUnits, overallScore, rawScore, spanScores, weighSignals, type LastFire, type PageLastSeen, type SegmentConfidence,
+  calibratedScore, confidenceUnits, overallScore, rawScore, spanScores, weighSignals, type LastFire, type PageLastSeen, type SegmentConfidence,
 } from '../src/pipeline/scoring.ts';
 import { weightResolver } from '../src/domain/signals.ts';
 import { loadSignalWeights } from '../src/domain/site-config.ts';
@@ -45,7 +45,7 @@ async function referenceScoreSpan(db: Kysely<Database>, siteId: string, from: nu
     const pageFires = fires.filter((f) => f.page === page);
     const { total } = weighSignals(pageFires, weight);
     const affected = new Set(pageFires.filter((f) => weight(f.type) > 0).map((f) => f.user)).size;
-    return { page, score: clampScore(rawScore(total, activeUsers, affected)), active_users: activeUsers };
+    return { page, score: calibratedScore(rawScore(total, activeUsers, affected)), active_users: activeUsers };
   }).sort((a, b) => b.score - a.score || b.active_users - a.active_users || a.page.localeCompare(b.page));
   return { overall: overallScore(pages.map((p) => ({ score: p.score, activeUsers: p.active_users }))), pages };
 }
@@ -132,7 +132,7 @@ eachDialect('deploy after-scores from one sweep', (dialect) => {
     const deploys = times.map((deployedAt, i) => ({
       id: randomUUID(), site_id: siteId, version: `v${i}`, environment: 'production', deployed_at: deployedAt, commit_sha: null, author: null,
       pr_number: null, provider: null, url: null, description: null, confusion_before: Math.round(rnd() * 400) / 10, confusion_after: null,
-      delta: null, pages_before: '[]', pages_after: null, after_computed_at: null, created_at: deployedAt,
+      delta: null, pages_before: '[]', pages_after: null, after_computed_at: null, created_at: deployedAt, score_scale: 'calibrated' as const,
     }));
     await db.insertInto('deploys').values(deploys).execute();
 
@@ -217,7 +217,7 @@ eachDialect('deploy after-scores from one sweep', (dialect) => {
       await db.insertInto('deploys').values(deployTimes.map((deployedAt, i) => ({
         id: randomUUID(), site_id: siteId, version: `v${i}`, environment: 'production', deployed_at: deployedAt, commit_sha: null, author: null,
         pr_number: null, provider: null, url: null, description: null, confusion_before: 0, confusion_after: null,
-        delta: null, pages_before: '[]', pages_after: null, after_computed_at: null, created_at: deployedAt,
+        delta: null, pages_before: '[]', pages_after: null, after_computed_at: null, created_at: deployedAt, score_scale: 'calibrated' as const,
       }))).execute();
       // Rows returned by every select whose FROM names signals (directly or through a subquery).
       const signalQueries = new Set<unknown>();
@@ -233,9 +233,10 @@ eachDialect('deploy after-scores from one sweep', (dialect) => {
         },
       });
       expect(await refreshDeploysAfter(counting, siteId, T)).toBe(3);
-      // The scores still count every signal: the oldest deploy's window holds all n at 0.5 x 25 over one user.
+      // The scores still count every signal: the oldest deploy's window holds all n at 0.5 x 25 over one
+      // user, who is affected (x 2.5).
       const oldest = await db.selectFrom('deploys').select('confusion_after').where('site_id', '=', siteId).where('version', '=', 'v0').executeTakeFirstOrThrow();
-      expect(oldest.confusion_after).toBe(clampScore(n * 0.5 * 25));
+      expect(oldest.confusion_after).toBe(calibratedScore(n * 0.5 * 25 * 2.5));
       return rows;
     };
     // 3 segment sums and 1 user's latest signal, for 9 signals as for 600.
@@ -290,7 +291,7 @@ describe('spanScores (pure)', () => {
         const pages = [...active.entries()].map(([page, activeUsers]) => {
           const pageFires = fires.filter((f) => f.page === page && f.at >= start);
           const affected = new Set(pageFires.filter((f) => weight(f.type) > 0).map((f) => f.user)).size;
-          return { page, score: clampScore(rawScore(weighSignals(pageFires, weight).total, activeUsers, affected)), active_users: activeUsers };
+          return { page, score: calibratedScore(rawScore(weighSignals(pageFires, weight).total, activeUsers, affected)), active_users: activeUsers };
         }).sort((a, b) => b.score - a.score || b.active_users - a.active_users || a.page.localeCompare(b.page));
         const want = { overall: overallScore(pages.map((p) => ({ score: p.score, activeUsers: p.active_users }))), pages };
         expect(got.get(start), `seed ${seed}, start ${start}`).toEqual(want);

@@ -1,10 +1,5 @@
 // Migration 0007 (read indexes) on a store that already holds data from 0006: it applies on
 // both dialects and leaves the partial index events_site_track on track events only.
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { Migrator, sql, type Migration } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import * as initial from '../src/store/migrations/0001-initial.ts';
@@ -13,31 +8,13 @@ import * as issues from '../src/store/migrations/0003-issues.ts';
 import * as alerts from '../src/store/migrations/0004-alerts.ts';
 import * as deliveries from '../src/store/migrations/0005-deliveries.ts';
 import * as operator from '../src/store/migrations/0006-operator.ts';
-import { openStore, type Store } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { eachDialect } from './helpers/harness.ts';
-import { TEST_DATABASE_URL } from './helpers/services.ts';
+import { emptyStore } from './helpers/empty-store.ts';
 
 const UP_TO_0006: Record<string, Migration> = {
   '0001-initial': initial, '0002-pipeline': pipeline, '0003-issues': issues, '0004-alerts': alerts, '0005-deliveries': deliveries, '0006-operator': operator,
 };
-
-/** An empty store of the dialect, in its own file or schema, and how to throw it away. */
-async function emptyStore(dialect: 'sqlite' | 'postgres'): Promise<{ store: Store; schema?: string; drop(): Promise<void> }> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'mallard-0007-'));
-    const store = openStore(`sqlite:${join(dir, 'old.db')}`, { sqliteReaders: 0 });
-    return { store, drop: async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); } };
-  }
-  const schema = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const url = new URL(TEST_DATABASE_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const store = openStore(url.toString(), { poolSize: 2 });
-  return { store, schema, drop: async () => { await store.close(); await admin.query(`DROP SCHEMA ${schema} CASCADE`); await admin.end(); } };
-}
 
 eachDialect('migration 0007-read-indexes', ({ name }) => {
   it('applies to a store at 0006 with events in it, adding the partial index events_site_track', async () => {

@@ -101,30 +101,40 @@ describe('scoring properties', () => {
     }), RUNS);
   });
 
-  it('more fires from anyone never lower the raw score either: the multiplier only grows with frustrated users', () => {
+  it('more fires from anyone never lower the raw score either: the multiplier only grows with the affected share', () => {
     fc.assert(fc.property(fires(100), fires(100, 60), fc.integer({ min: 100, max: 1000 }), (base, extra, activeUsers) => {
       const before = scorePage({ fires: base, activeUsers, weight, baseline: null });
       const after = scorePage({ fires: [...base, ...extra], activeUsers, weight, baseline: null });
-      expect(after.frustratedUsers).toBeGreaterThanOrEqual(before.frustratedUsers);
-      expect(multiplier(after.frustratedUsers)).toBeGreaterThanOrEqual(multiplier(before.frustratedUsers));
+      expect(after.affectedUsers).toBeGreaterThanOrEqual(before.affectedUsers);
+      expect(multiplier(after.affectedUsers, activeUsers)).toBeGreaterThanOrEqual(multiplier(before.affectedUsers, activeUsers));
       expect(after.raw).toBeGreaterThanOrEqual(before.raw);
+      expect(after.score).toBeGreaterThanOrEqual(before.score);
     }), RUNS);
   });
 
-  it('the multiplier never decreases with more frustrated users', () => {
-    fc.assert(fc.property(fc.nat(1000), fc.nat(1000), (a, b) => {
-      expect(multiplier(Math.max(a, b))).toBeGreaterThanOrEqual(multiplier(Math.min(a, b)));
+  it('the multiplier never decreases with more affected users, nor grows with more active users', () => {
+    fc.assert(fc.property(fc.nat(1000), fc.nat(1000), fc.integer({ min: 1, max: 2000 }), (a, b, active) => {
+      expect(multiplier(Math.max(a, b), active)).toBeGreaterThanOrEqual(multiplier(Math.min(a, b), active));
+      expect(multiplier(a, active + b)).toBeLessThanOrEqual(multiplier(a, active));
     }));
   });
 
-  it('doubling active users with the same frustrated users halves the raw score', () => {
+  it('the multiplier depends on the share only: scaling affected and active users alike changes nothing', () => {
+    fc.assert(fc.property(fc.nat(1000), fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 2, max: 50 }), (a, active, k) => {
+      expect(multiplier(a * k, active * k)).toBe(multiplier(a, active));
+    }));
+  });
+
+  it('doubling active users with the same affected users never raises the raw score, and halves it when the share keeps its band', () => {
     fc.assert(fc.property(fires(60), fc.integer({ min: 1, max: 5000 }), (input, activeUsers) => {
       const once = scorePage({ fires: input, activeUsers, weight, baseline: null });
       const twice = scorePage({ fires: input, activeUsers: activeUsers * 2, weight, baseline: null });
-      expect(twice.frustratedUsers).toBe(once.frustratedUsers);
-      expect(twice.frustratedUsers).toBe(affectedOf(input));
+      expect(twice.affectedUsers).toBe(once.affectedUsers);
+      expect(twice.affectedUsers).toBe(affectedOf(input));
+      const ratio = multiplier(twice.affectedUsers, activeUsers * 2) / multiplier(once.affectedUsers, activeUsers);
       // both raws are rounded to 4 decimals
-      expect(Math.abs(twice.raw - once.raw / 2)).toBeLessThanOrEqual(1e-4);
+      expect(Math.abs(twice.raw - (once.raw / 2) * ratio)).toBeLessThanOrEqual(2e-4);
+      expect(twice.raw).toBeLessThanOrEqual(once.raw);
       expect(twice.score).toBeLessThanOrEqual(once.score);
     }), RUNS);
   });

@@ -2,7 +2,7 @@
 // hand-computed cases. Nothing here touches a store or a clock.
 import { describe, expect, it } from 'vitest';
 import {
-  baseline, BASELINE_MS, clampScore, deviationFrom, duckState, multiplier, overallScore, rawScore, scorePage, scoringWindow,
+  baseline, BASELINE_MS, calibratedScore, deviationFrom, duckState, multiplier, overallScore, rawScore, scorePage, scoringWindow,
   sumsOf, trendOf, weighSignals, type Baseline, type SignalFire,
 } from '../src/pipeline/scoring.ts';
 import { clampConfidence, FALLBACK_WEIGHT, weightResolver } from '../src/domain/signals.ts';
@@ -28,8 +28,9 @@ describe('the worked example of DOMAIN.md', () => {
   it('100 active users, 5 rage clicks at 0.9 and 8 form abandonments from the same 8 users', () => {
     const result = scorePage({ fires: example, activeUsers: 100, weight, baseline: null });
     expect(result.raw).toBeCloseTo(2.725, 4);
-    expect(result.score).toBe(2.7);
-    expect(result.duckState).toBe('calm');
+    // 100 x (1 - e^-0.2725) = 23.853
+    expect(result.score).toBe(23.9);
+    expect(result.duckState).toBe('watching');
     expect(result.dominantSignal).toBe('form_abandonment');
     expect(result.frustratedUsers).toBe(8);
     expect(result.affectedUsers).toBe(8);
@@ -44,7 +45,7 @@ describe('the worked example of DOMAIN.md', () => {
 
   it('with a mature baseline of mean 30 and sd 8: score unchanged, deviation -3.41, trend down', () => {
     const result = scorePage({ fires: example, activeUsers: 100, weight, baseline: mature(30, 8) });
-    expect(result.score).toBe(2.7);
+    expect(result.score).toBe(23.9);
     expect(result.raw).toBeCloseTo(2.725, 4);
     expect(result.deviation).not.toBeNull();
     expect(result.deviation!).toBeCloseTo(-3.41, 2);
@@ -60,7 +61,7 @@ describe('the worked example of DOMAIN.md', () => {
     expect(base.stdDev).toBeCloseTo(8, 6);
     expect(base.mature).toBe(true);
     const result = scorePage({ fires: example, activeUsers: 100, weight, baseline: base });
-    expect(result.score).toBe(2.7);
+    expect(result.score).toBe(23.9);
     expect(result.deviation!).toBeCloseTo(-3.41, 2);
     expect(result.trend).toBe('down');
   });
@@ -69,13 +70,13 @@ describe('the worked example of DOMAIN.md', () => {
 describe('scorePage', () => {
   it.each([
     // [case, fires, active users, raw, score]
-    ['one dead click among 10 users', fires('dead_click', 1), 10, 1.2, 1.2],
-    ['confidence scales the weight', fires('rage_click', 2, 0.5), 10, 2.5, 2.5],
+    ['one dead click among 10 users (10 % affected: x 1.5)', fires('dead_click', 1), 10, 1.8, 16.5],
+    ['confidence scales the weight', fires('rage_click', 2, 0.5), 10, 3.75, 31.3],
     ['confidence 0 adds nothing', fires('rage_click', 4, 0), 10, 0, 0],
     ['no signals', [], 50, 0, 0],
-    ['clamped at 100 (raw kept)', fires('rage_click', 30, 1, ['a', 'b', 'c']), 3, 250, 100],
-    ['exactly 100 is not clamped further', fires('rage_click', 4), 1, 100, 100],
-    ['rounded to one decimal', fires('dead_click', 1), 7, 1.7143, 1.7],
+    ['a huge raw reads 100, the raw kept', fires('rage_click', 30, 1, ['a', 'b', 'c']), 3, 625, 100],
+    ['10 weighted per user (one user of 12: x 1) reads 63.2', fires('dead_click', 10, 1, ['a']), 12, 10, 63.2],
+    ['rounded to one decimal', fires('dead_click', 1), 7, 2.5714, 22.7],
   ] as const)('%s', (_name, input, activeUsers, raw, score) => {
     const result = scorePage({ fires: input, activeUsers, weight, baseline: null });
     expect(result.raw).toBeCloseTo(raw, 4);
@@ -96,29 +97,29 @@ describe('scorePage', () => {
 
   it.each([
     // confidence as it reaches the scoring function -> the confidence counted. One rage click (25) among
-    // 10 users: raw = 25 x cf / 10.
-    ['NaN counts as 1', Number.NaN, 2.5],
-    ['missing counts as 1', undefined, 2.5],
-    ['null counts as 1', null, 2.5],
-    ['above 1 is clamped to 1', 1.7, 2.5],
-    ['+Infinity is clamped to 1', Number.POSITIVE_INFINITY, 2.5],
-    ['below 0 is clamped to 0', -0.5, 0],
-    ['-Infinity is clamped to 0', Number.NEGATIVE_INFINITY, 0],
-    ['0.4 stays 0.4', 0.4, 1],
-  ])('confidence in scoring: %s', (_name, cf, raw) => {
+    // 10 users, one of them affected (x 1.5): raw = 25 x cf / 10 x 1.5.
+    ['NaN counts as 1', Number.NaN, 1, 31.3],
+    ['missing counts as 1', undefined, 1, 31.3],
+    ['null counts as 1', null, 1, 31.3],
+    ['above 1 is clamped to 1', 1.7, 1, 31.3],
+    ['+Infinity is clamped to 1', Number.POSITIVE_INFINITY, 1, 31.3],
+    ['below 0 is clamped to 0', -0.5, 0, 0],
+    ['-Infinity is clamped to 0', Number.NEGATIVE_INFINITY, 0, 0],
+    ['0.4 stays 0.4', 0.4, 0.4, 13.9],
+  ])('confidence in scoring: %s', (_name, cf, counted, score) => {
     const input = [{ type: 'rage_click', user: 'a', confidence: cf as number, at: T - MIN }];
     const result = scorePage({ fires: input, activeUsers: 10, weight, baseline: null });
-    expect(result.raw).toBeCloseTo(raw, 4);
-    expect(result.score).toBe(raw);
-    expect(result.breakdown[0].weighted_score).toBeCloseTo(raw * 10, 4);
+    expect(result.raw).toBeCloseTo(25 * counted / 10 * 1.5, 4);
+    expect(result.score).toBe(score);
+    expect(result.breakdown[0].weighted_score).toBeCloseTo(25 * counted, 4);
   });
 
   it('a NaN confidence among others does not poison the sum', () => {
-    // 2 x 0.5 + 1 (NaN) = 2 -> 25 x 2 / 5 = 10
+    // 2 x 0.5 + 1 (NaN) = 2 -> 25 x 2 / 5 = 10, x 2.5 (3 of 5 users affected) = 25 -> 91.8
     const input = [...fires('rage_click', 2, 0.5), { type: 'rage_click', user: 'z', confidence: Number.NaN, at: T - MIN }];
     const result = scorePage({ fires: input, activeUsers: 5, weight, baseline: null });
-    expect(result.raw).toBe(10);
-    expect(result.score).toBe(10);
+    expect(result.raw).toBe(25);
+    expect(result.score).toBe(91.8);
   });
 
   it.each([
@@ -144,28 +145,44 @@ describe('scorePage', () => {
   });
 
   it.each([
-    // frustrated users, each with one dead click (weight 12), among 100 active users
-    [0, 1, 0],
-    [1, 1, 0.12],
-    [9, 1, 1.08],
-    [10, 1.5, 1.8],
-    [19, 1.5, 3.42],
-    [20, 2, 4.8],
-    [49, 2, 11.76],
-    [50, 2.5, 15],
-    [100, 2.5, 30],
-  ])('%i frustrated users: multiplier %d, raw %d', (frustrated, mult, raw) => {
-    expect(multiplier(frustrated)).toBe(mult);
-    const result = scorePage({ fires: fires('dead_click', frustrated), activeUsers: 100, weight, baseline: null });
-    expect(result.frustratedUsers).toBe(frustrated);
+    // affected users, each with one dead click (weight 12), among 100 active users: the share is the count
+    [0, 1, 0, 0],
+    [1, 1, 0.12, 1.2],
+    [9, 1, 1.08, 10.2],
+    [10, 1.5, 1.8, 16.5],
+    [24, 1.5, 4.32, 35.1],
+    [25, 2, 6, 45.1],
+    [49, 2, 11.76, 69.1],
+    [50, 2.5, 15, 77.7],
+    [100, 2.5, 30, 95],
+  ])('%i affected users of 100: multiplier %d, raw %d, score %d', (affected, mult, raw, score) => {
+    expect(multiplier(affected, 100)).toBe(mult);
+    const result = scorePage({ fires: fires('dead_click', affected), activeUsers: 100, weight, baseline: null });
+    expect(result.affectedUsers).toBe(affected);
     expect(result.raw).toBeCloseTo(raw, 4);
-    expect(result.score).toBe(clampScore(raw));
+    expect(result.score).toBe(score);
   });
 
-  it('counts a user with many fires once toward the multiplier', () => {
+  it('the multiplier reads the share, so a busy and a quiet page with the same experience score the same', () => {
+    // 12 % of users dead-click once, on a page of 25 and one of 2,500.
+    const quiet = scorePage({ fires: fires('dead_click', 3), activeUsers: 25, weight, baseline: null });
+    const busy = scorePage({ fires: fires('dead_click', 300), activeUsers: 2500, weight, baseline: null });
+    expect(quiet.raw).toBeCloseTo(12 * 0.12 * 1.5, 4);
+    expect(busy.raw).toBeCloseTo(quiet.raw, 4);
+    expect(busy.score).toBe(quiet.score);
+  });
+
+  it.each([
+    // share boundaries are exact: 10 of 100 is 10 %, 1 of 10 too
+    [1, 10, 1.5], [0, 10, 1], [9, 100, 1], [10, 100, 1.5], [1, 4, 2], [2, 4, 2.5], [3, 0, 1], [5, Number.NaN, 1],
+  ])('multiplier(%d affected, %d active) = %d', (affected, active, mult) => {
+    expect(multiplier(affected, active)).toBe(mult);
+  });
+
+  it('counts a user with many fires once toward the affected share', () => {
     // 30 fires from 9 users: still multiplier 1.
     const result = scorePage({ fires: fires('dead_click', 30, 1, Array.from({ length: 9 }, (_, i) => `u${i}`)), activeUsers: 100, weight, baseline: null });
-    expect(result.frustratedUsers).toBe(9);
+    expect(result.affectedUsers).toBe(9);
     expect(result.raw).toBeCloseTo(3.6, 4);
   });
 
@@ -178,8 +195,9 @@ describe('scorePage', () => {
     ];
     const result = scorePage({ fires: input, activeUsers: 10, weight: custom, baseline: null });
     expect(result.breakdown.map((b) => b.signal)).toEqual(['rage_click', 'checkout_stuck']);
-    expect(result.raw).toBeCloseTo(10.3, 4); // (2 x 50 + 3) / 10, multiplier 1: the 10 dead-click users do not count
-    expect(result.frustratedUsers).toBe(2);
+    // (2 x 50 + 3) / 10 x 1.5 (2 of 10 affected: 20 %); the 10 dead-click users do not count
+    expect(result.raw).toBeCloseTo(15.45, 4);
+    expect(result.affectedUsers).toBe(2);
     expect(result.signalCount).toBe(3);
   });
 
@@ -187,7 +205,7 @@ describe('scorePage', () => {
     expect(FALLBACK_WEIGHT).toBe(10);
     const result = scorePage({ fires: fires('my_custom_signal', 2), activeUsers: 4, weight, baseline: null });
     expect(result.breakdown).toEqual([{ signal: 'my_custom_signal', count: 2, weight: 10, weighted_score: 20, percentage: 100 }]);
-    expect(result.raw).toBe(5);
+    expect(result.raw).toBe(12.5); // 20 / 4, x 2.5: both fires from u0 and u1, half the users
   });
 
   it('an immature baseline leaves deviation null and trend stable', () => {
@@ -196,7 +214,8 @@ describe('scorePage', () => {
     const result = scorePage({ fires: fires('rage_click', 20), activeUsers: 20, weight, baseline: base });
     expect(result.deviation).toBeNull();
     expect(result.trend).toBe('stable');
-    expect(result.score).toBe(50); // 20 x 25 / 20, x 2 for 20 frustrated users
+    expect(result.raw).toBe(62.5); // 20 x 25 / 20, x 2.5 for every user affected
+    expect(result.score).toBe(99.8);
   });
 });
 
@@ -335,14 +354,29 @@ describe('duck state', () => {
   });
 
   it('the page result carries the state of its score', () => {
-    // 9 users x 25 / 10 = 22.5 -> watching
-    expect(scorePage({ fires: fires('rage_click', 9), activeUsers: 10, weight, baseline: null }).duckState).toBe('watching');
+    // 1 user of 10 rage-clicks: 25 / 10 x 1.5 = 3.75 -> 31.3, watching
+    const result = scorePage({ fires: fires('rage_click', 1), activeUsers: 10, weight, baseline: null });
+    expect(result.score).toBe(31.3);
+    expect(result.duckState).toBe('watching');
   });
 });
 
-describe('clampScore', () => {
-  it.each([[-5, 0], [0, 0], [0.04, 0], [0.05, 0.1], [12.34, 12.3], [12.35, 12.4], [99.96, 100], [100, 100], [250, 100]])('%d -> %d', (raw, score) => {
-    expect(clampScore(raw)).toBe(score);
+describe('calibratedScore: 100 x (1 - e^(-raw / 10)), one decimal', () => {
+  it.each([
+    [-5, 0], [0, 0], [Number.NaN, 0], [0.004, 0], [0.0105, 0.1], [1, 9.5], [2.725, 23.9], [5, 39.3], [10, 63.2], [16.0944, 80], [20, 86.5], [46, 99],
+    [100, 100],
+  ])('%d -> %d', (raw, score) => {
+    expect(calibratedScore(raw)).toBe(score);
+  });
+
+  it('never goes down as raw grows, and never passes 100', () => {
+    let previous = 0;
+    for (let raw = 0; raw <= 200; raw += 0.37) {
+      const score = calibratedScore(raw);
+      expect(score).toBeGreaterThanOrEqual(previous);
+      expect(score).toBeLessThanOrEqual(100);
+      previous = score;
+    }
   });
 });
 

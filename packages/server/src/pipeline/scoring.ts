@@ -37,16 +37,32 @@ export interface PageScore {
   duckState: DuckState;
 }
 
-/** Co-occurrence multiplier by the number of frustrated users. */
-export function multiplier(frustrated: number): number {
-  if (frustrated >= 50) return 2.5;
-  if (frustrated >= 20) return 2.0;
-  if (frustrated >= 10) return 1.5;
+/**
+ * The breadth multiplier by the share of active users who are affected (not their count, so a
+ * busy site and a quiet one read the same experience the same). Compared in integers, so 10 of
+ * 100 is exactly 10 %.
+ */
+export function multiplier(affected: number, active: number): number {
+  if (!(active > 0)) return 1.0;
+  if (affected * 100 >= active * 50) return 2.5;
+  if (affected * 100 >= active * 25) return 2.0;
+  if (affected * 100 >= active * 10) return 1.5;
   return 1.0;
 }
 
+/**
+ * The calibrated 0-100 score of a raw value: 100 x (1 - e^(-raw / 10)), one decimal. 0 at no
+ * friction, 63.2 at a weighted friction of 10 per user, approaching 100 but never clamped flat.
+ * It is applied to the stored (four-decimal) raw value, so a score always follows from its row.
+ */
+export function calibratedScore(raw: number): number {
+  if (!(raw > 0)) return 0;
+  return round1(100 * (1 - Math.exp(-round4(raw) / 10)));
+}
+
 export const round1 = (value: number) => Math.round((value + Number.EPSILON) * 10) / 10;
-const round4 = (value: number) => Math.round(value * 10_000) / 10_000;
+/** Raw scores are kept to four decimals: history rows, baselines and deviations use this value. */
+export const round4 = (value: number) => Math.round(value * 10_000) / 10_000;
 
 export function duckState(score: number): DuckState {
   if (score <= 20) return 'calm';
@@ -121,14 +137,12 @@ export function weighSignals(fires: readonly SignalFire[], weight: (type: string
   return { total, breakdown, signalCount: rows.reduce((n, r) => n + r.count, 0) };
 }
 
-/** Raw score (after the multiplier, before clamping) from signals and active users. */
-export function rawScore(weightedTotal: number, activeUsers: number, frustratedUsers: number): number {
+/** Raw score: weighted friction per active user times the breadth multiplier of the affected share. */
+export function rawScore(weightedTotal: number, activeUsers: number, affectedUsers: number): number {
   // Zero, negative, NaN or missing active users: no one to score, so 0.
   if (!(activeUsers > 0)) return 0;
-  return (weightedTotal / activeUsers) * multiplier(frustratedUsers);
+  return (weightedTotal / activeUsers) * multiplier(affectedUsers, activeUsers);
 }
-
-export const clampScore = (raw: number) => round1(Math.min(100, Math.max(0, raw)));
 
 export function scorePage(input: {
   fires: readonly SignalFire[];
@@ -143,7 +157,7 @@ export function scorePage(input: {
     return { score: 0, raw: 0, breakdown: [], dominantSignal: null, activeUsers: 0, affectedUsers: 0, frustratedUsers: 0, signalCount: 0, deviation: null, trend: 'stable', duckState: 'calm' };
   }
   const raw = rawScore(total, input.activeUsers, affected);
-  const score = clampScore(raw);
+  const score = calibratedScore(raw);
   const deviation = deviationFrom(raw, input.baseline);
   return {
     score,
@@ -220,7 +234,7 @@ export interface SpanScore { overall: number; pages: { page: string; score: numb
  * Floating point: the sweep over raw fires summed doubles newest first; per-segment aggregates
  * cannot replay that order, so confidence sums are exact instead (confidenceUnits), the same on
  * both dialects and whatever the grouping. They equal a sum of doubles up to its last bits, and a
- * score (rounded to 0.1 by clampScore, as are the overall score and the delta) can only differ
+ * score (rounded to 0.1 by calibratedScore, as are the overall score and the delta) can only differ
  * when the raw score sits within those bits of a rounding boundary, where the sum of doubles
  * itself depended on the order of the rows (scorePage sums in the database's order).
  * Returns, per start, the pages with at least one active user (highest score first, then most
@@ -275,7 +289,7 @@ export function spanScores(input: {
         const types = [...state.units.keys()].sort((x, y) => latest(y) - latest(x) || x.localeCompare(y));
         let total = 0;
         for (const type of types) total += weight(type) * confidenceOfUnits(state.units.get(type)!);
-        state.score = clampScore(rawScore(total, state.active, state.affected));
+        state.score = calibratedScore(rawScore(total, state.active, state.affected));
         state.dirty = false;
       }
       scored.push({ page, score: state.score, active_users: state.active });

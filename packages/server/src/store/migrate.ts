@@ -12,6 +12,8 @@ import * as elementRollup from './migrations/0008-element-rollup.ts';
 import * as deployDetailIndexes from './migrations/0009-deploy-detail-indexes.ts';
 import * as rowCounts from './migrations/0010-row-counts.ts';
 import * as pageviewIndex from './migrations/0011-pageview-index.ts';
+import * as calibratedScores from './migrations/0012-calibrated-scores.ts';
+import * as issuePriority from './migrations/0013-issue-priority.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -25,10 +27,17 @@ const migrations: Record<string, Migration> = {
   '0009-deploy-detail-indexes': deployDetailIndexes,
   '0010-row-counts': rowCounts,
   '0011-pageview-index': pageviewIndex,
+  '0012-calibrated-scores': calibratedScores,
+  '0013-issue-priority': issuePriority,
 };
 
 /** Every migration this build knows, oldest first: a backup made by a newer build names others. */
 export const MIGRATION_NAMES = Object.keys(migrations);
+
+/** The migrations up to and including `last`: what a store of an older build holds (migration tests). */
+export function migrationsThrough(last: string): Record<string, Migration> {
+  return Object.fromEntries(MIGRATION_NAMES.slice(0, MIGRATION_NAMES.indexOf(last) + 1).map((name) => [name, migrations[name]]));
+}
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

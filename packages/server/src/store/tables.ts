@@ -1,10 +1,12 @@
 // Table types for Kysely. Times are epoch milliseconds (integers) in both dialects,
 // JSON values are stored as text, booleans as 0/1: one representation everywhere.
-import type { Selectable } from 'kysely';
+import type { ColumnType, Selectable } from 'kysely';
 
 type Ms = number;
 type Json = string;
 type Flag = number;
+/** A column the database fills with its default when an insert leaves it out. */
+type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
 export interface OrgsTable { id: string; name: string; created_at: Ms }
 export interface OrgSettingsTable { org_id: string; duck_facts: Flag; updated_at: Ms }
@@ -81,7 +83,12 @@ export interface UxIssuesTable {
   first_seen_at: Ms; last_seen_at: Ms; resolved_at: Ms | null; ignored_at: Ms | null;
   status_changed_at: Ms; created_at: Ms; updated_at: Ms;
   ticket_provider: string | null; ticket_id: string | null; ticket_url: string | null;
+  /** Priority's inputs and result (migration 0013, domain/priority.ts), refreshed each cycle. */
+  users_7d: Defaulted<number>; signal_weight: number | null; revenue_at_risk_cents: number | null;
+  priority: Defaulted<number>; priority_reason: Defaulted<string>;
 }
+/** An issue row as read. */
+export type UxIssue = Selectable<UxIssuesTable>;
 export interface IssueEvidenceTable {
   id: string; issue_id: string; signal_id: string; sid: string; occurred_at: Ms;
 }
@@ -119,6 +126,8 @@ export interface DeploysTable {
   provider: string | null; url: string | null; description: string | null;
   confusion_before: number; confusion_after: number | null; delta: number | null;
   pages_before: Json; pages_after: Json | null; after_computed_at: Ms | null; created_at: Ms;
+  /** `legacy`: scores from before the calibrated scale that could not be recomputed (migration 0012). */
+  score_scale: 'calibrated' | 'legacy';
 }
 export interface AnnotationsTable {
   id: string; site_id: string; page: string | null; message: string; author: string | null;

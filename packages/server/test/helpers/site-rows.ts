@@ -115,7 +115,7 @@ export async function seedSiteRows(store: Store, orgId: string, siteId: string, 
   await db.insertInto('deploys').values({
     id: deployId, site_id: siteId, version: `v-${hex32()}`, environment: 'production', deployed_at: now, commit_sha: null, author: null, pr_number: null,
     provider: null, url: null, description: null, confusion_before: 0, confusion_after: null, delta: null, pages_before: '[]', pages_after: null,
-    after_computed_at: null, created_at: now,
+    after_computed_at: null, created_at: now, score_scale: 'calibrated',
   }).execute();
   await db.insertInto('issue_verifications').values({
     id: id(), issue_id: issueId, deploy_id: deployId, deploy_version: null, result: 'pending', before_count: 1, before_rate: 1, after_count: 0,

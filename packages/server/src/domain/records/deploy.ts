@@ -1,7 +1,7 @@
 // The deploy as the API returns it (list, detail, page detail, MCP context); the
 // deploy.recorded webhook event carries the same record.
 import { Type, type Static } from '@sinclair/typebox';
-import { IsoTime, Nullable, NullableIsoTime, Uuid } from '../schema-parts.ts';
+import { IsoTime, Nullable, NullableIsoTime, OneOf, Uuid } from '../schema-parts.ts';
 import { iso, isoOrNull } from '../../clock.ts';
 import type { DeploysTable } from '../../store/tables.ts';
 
@@ -26,6 +26,7 @@ export const DeployRecord = Type.Object({
   pages_after: Nullable(Type.Array(PageSnapshot)),
   after_computed_at: NullableIsoTime,
   created_at: IsoTime,
+  score_scale: OneOf(['calibrated', 'legacy'], 'calibrated: scores on the 0-100 scale of docs/scoring.md; legacy: recorded before it and not recomputable (its after-scores are on the first rule\'s scale)'),
 });
 export type DeployRecord = Static<typeof DeployRecord>;
 
@@ -37,5 +38,6 @@ export function toDeployRecord(row: DeploysTable): DeployRecord {
     confusion_before: row.confusion_before, confusion_after: row.confusion_after, delta: row.delta,
     pages_before: JSON.parse(row.pages_before), pages_after: row.pages_after ? JSON.parse(row.pages_after) : null,
     after_computed_at: isoOrNull(row.after_computed_at), created_at: iso(row.created_at),
+    score_scale: row.score_scale,
   };
 }

@@ -69,7 +69,7 @@ export async function recordDeploy({ ctx, input }: { ctx: ServiceContext; input:
     commit_sha: input.commit_sha ?? null, author: input.author ?? null, pr_number: input.pr_number ?? null,
     provider: input.provider ?? null, url, description: input.description ?? null,
     confusion_before: before.overall, confusion_after: null, delta: null,
-    pages_before: JSON.stringify(before.pages), pages_after: null, after_computed_at: null, created_at: now,
+    pages_before: JSON.stringify(before.pages), pages_after: null, after_computed_at: null, created_at: now, score_scale: 'calibrated',
   };
   const record = toDeployRecord(row);
   await db.transaction().execute(async (trx) => {
