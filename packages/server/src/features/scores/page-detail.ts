@@ -10,7 +10,7 @@ import { SEVERITY_ORDER } from '../issues/service.ts';
 import { RAW_TABLES, serializeRow } from '../raw/tables.ts';
 import { pageBudgets } from './page-budgets.ts';
 import { seenPageScore, serializeHistory, serializePageScore } from './page-score.ts';
-import { topElements } from './top-elements.ts';
+import { topElements, withWindow } from './top-elements.ts';
 
 export async function pageDetail(db: Kysely<Database>, siteId: string, page: string, now: number) {
   const score = await seenPageScore(db, siteId, page);
@@ -30,7 +30,7 @@ export async function pageDetail(db: Kysely<Database>, siteId: string, page: str
     page,
     score: score ? serializePageScore(score) : null,
     history: history.map(serializeHistory),
-    elements,
+    elements: withWindow(elements, now - 7 * DAY_MS, now),
     active_alerts: alerts.map((a) => serializeRow(RAW_TABLES.alerts, a)),
     issues: issues.map((i) => serializeRow(RAW_TABLES.ux_issues, i)),
     recent_deploys: deploys,

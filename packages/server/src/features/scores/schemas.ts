@@ -9,6 +9,7 @@ import {
   AlertSeverityEnum, AlertStatusEnum, Breakdown, DuckStateEnum, IsoTime, IssueStatusEnum, Nullable, NullableIsoTime, OneOf, SeverityEnum, SiteIdParam, TrendEnum, Uuid,
 } from '../../domain/schema-parts.ts';
 import { BUDGET_PERIODS, BUDGET_STATUSES } from '../../pipeline/budgets.ts';
+import { DUCK_REASONS } from '../../pipeline/site-state.ts';
 import { RAW_TABLES, rowSchema } from '../raw/tables.ts';
 
 const SiteId = { site_id: Type.Optional(SiteIdParam) };
@@ -84,14 +85,22 @@ const Element = Type.Object({
   signals: Type.Record(Type.String(), Type.Integer(), { description: 'Signal count per signal type' }),
   dominant_signal: Type.String({ description: 'The signal type with the most signals' }), affected_users: Type.Integer(),
   recommendation: Type.String(),
+  window_from: Type.String({ format: 'date-time', description: 'The counts cover signals from this instant...' }),
+  window_to: Type.String({ format: 'date-time', description: '...to this one' }),
 });
 
 export const SiteScores = Type.Object({
   site: Type.Object({
     site_id: Type.String(), overall_score: Type.Number(), overall_trend: TrendEnum, pages: Type.Array(PageScoreRow),
-    total_active_users: Type.Integer(), total_affected_users: Type.Integer(),
+    total_active_users: Type.Integer({ description: 'Distinct visitors of the site in the latest cycle\'s window (window_from to window_to)' }),
+    total_affected_users: Type.Integer({ description: 'Of those, the visitors with at least one counted signal' }),
+    window_from: NullableIsoTime, window_to: NullableIsoTime,
   }),
-  duck_state: DuckStateEnum, duck_label: Type.String(), as_of: Nullable(Type.String()),
+  duck_state: DuckStateEnum,
+  duck_label: Type.String({ description: 'The state in words ("no data yet" for a site with no scored page)' }),
+  duck_reason: OneOf(DUCK_REASONS, 'What set duck_state: the overall score, an active alert (critical: at least alert; any other: at least watching) or a page at flustered or worse (at least watching)'),
+  headline: Type.String({ description: 'One plain sentence of the site\'s state and its reason, the one every face shows' }),
+  as_of: Nullable(Type.String()),
 });
 
 export const PageDetail = Type.Object({

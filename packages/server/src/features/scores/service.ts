@@ -12,7 +12,7 @@ import { pageDetail } from './page-detail.ts';
 import { type CompareQuery, type ElementsQuery, type PageQuery, type SiteScoresQuery, type TrendsQuery } from './schemas.ts';
 import { scoreTrends } from './score-trends.ts';
 import { siteSummary } from './site-summary.ts';
-import { topElements, type ElementFilter } from './top-elements.ts';
+import { topElements, withWindow, type ElementFilter } from './top-elements.ts';
 
 export async function getSiteScores({ ctx, input }: { ctx: ServiceContext; input: SiteScoresQuery }) {
   const site = await resolveSite(ctx, input.site_id);
@@ -46,6 +46,8 @@ export async function getElements({ ctx, input }: { ctx: ServiceContext; input: 
   const page = await pageParam(ctx.db, site.id, input.page);
   const window = readWindow(input, ctx.now, ELEMENTS_SPAN_MS);
   const filter: ElementFilter = { since: window.from!, until: window.to, device: input.device ?? null };
-  return cachedRead(ctx, ['elements', site.id, page, input], async () => ({ page, elements: await topElements(ctx.db, site.id, page, filter, input.limit) }));
+  return cachedRead(ctx, ['elements', site.id, page, input], async () => ({
+    page, elements: withWindow(await topElements(ctx.db, site.id, page, filter, input.limit), filter.since, window.to ?? ctx.now),
+  }));
 }
 

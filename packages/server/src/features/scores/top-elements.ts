@@ -7,6 +7,7 @@
 // rollup holds no device, so the device filter reads raw signals (topElementsFromRaw), which
 // is also the reference the rollup is tested against.
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { iso } from '../../clock.ts';
 import { recommendationFor } from '../../pipeline/recommendations.ts';
 import { HOUR_MS } from '../../store/element-rollup.ts';
 import type { Database } from '../../store/tables.ts';
@@ -82,6 +83,11 @@ async function fromRollup(db: Kysely<Database>, siteId: string, page: string, si
 /** The top elements read from raw signals only: the device filter's path, and the rollup's reference. */
 export async function topElementsFromRaw(db: Kysely<Database>, siteId: string, page: string, filter: ElementFilter, limit: number) {
   return shape(await fromRaw(db, siteId, page, filter), limit);
+}
+
+/** Each element with the window its counts cover, so no face shows a count without its span. */
+export function withWindow<T extends object>(elements: T[], from: number, to: number) {
+  return elements.map((e) => ({ ...e, window_from: iso(from), window_to: iso(to) }));
 }
 
 export async function topElements(db: Kysely<Database>, siteId: string, page: string, filter: ElementFilter, limit: number) {
