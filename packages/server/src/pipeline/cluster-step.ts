@@ -4,13 +4,15 @@
 // counted once; sessions and users are those affected in the last 24 hours.
 import { v7 as uuidv7 } from 'uuid';
 import { sql, type Kysely } from 'kysely';
-import type { Database, UxIssuesTable } from '../store/tables.ts';
+import type { Database, UxIssue } from '../store/tables.ts';
 import { enqueue, eventJob } from '../events/jobs.ts';
 import { toIssueRecord } from '../domain/records/issue.ts';
 import { CLUSTER_WINDOW_MS, fingerprint, isCluster, issueTitle, severityOf, severityScore } from './issues.ts';
 import { weightResolver } from '../domain/signals.ts';
 import { loadSignalWeights } from '../domain/site-config.ts';
 import { HOUR_MS } from '../domain/time.ts';
+import { issuePriority } from '../domain/priority.ts';
+import { revenueBasis } from './revenue.ts';
 
 const RECENT_MS = 48 * HOUR_MS;
 const EVIDENCE_PER_CYCLE = 10;
@@ -74,6 +76,7 @@ export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt:
     .where('site_id', '=', siteId).where('occurred_at', '>=', cycleAt - RECENT_MS).where('occurred_at', '<', cycleAt)
     .groupBy(['page', 'signal_type', 'element']).execute()).map((r) => [`${r.page}\u0000${r.signal_type}\u0000${r.element}`, Number(r.n)]));
   const evidence = await newestPerGroup(db, siteId, from, cycleAt);
+  const basis = await revenueBasis(db, siteId, cycleAt);
 
   let created = 0;
   let updated = 0;
@@ -95,13 +98,18 @@ export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt:
       });
       const label = g.label ?? null;
       if (!issue) {
-        const row: UxIssuesTable = {
+        // Its priority from what this step knows (24-hour users, a lower bound of the 7-day
+        // count; no revenue estimate yet), so issue.created carries one; step 4 refines it.
+        const inputs = { users_7d: users, signal_weight: weight(g.signal_type), revenue_at_risk_cents: null };
+        const severity = severityOf(score);
+        const row: UxIssue = {
           id: uuidv7(), site_id: siteId, fingerprint: fp, title: issueTitle(g.signal_type, label, g.element, g.page),
           page: g.page, element_selector: g.element, element_label: label, type: g.signal_type,
-          severity: severityOf(score), severity_score: score, severity_manual: null, status: 'open', assigned_to: null,
+          severity, severity_score: score, severity_manual: null, status: 'open', assigned_to: null,
           signal_count: fires, session_count: sessions, user_count: users, first_seen_at: Number(g.first), last_seen_at: Number(g.last),
           resolved_at: null, ignored_at: null, status_changed_at: cycleAt, created_at: cycleAt, updated_at: cycleAt,
           ticket_provider: null, ticket_id: null, ticket_url: null,
+          ...inputs, ...issuePriority({ severity, type: g.signal_type, ...inputs }, basis),
         };
         await trx.insertInto('ux_issues').values(row).execute();
         await trx.insertInto('issue_activity').values({ id: uuidv7(), issue_id: row.id, actor: 'mallard', kind: 'created', message: `Detected: ${fires} signals from ${sessions} sessions in 24 hours`, from_status: null, to_status: 'open', created_at: cycleAt }).execute();

@@ -1,6 +1,6 @@
 // One pipeline cycle for one site as of a time T: claim the site, score pages, refresh
-// deploys' confusion_after, cluster issues, decide verifications, evaluate alert rules,
-// release. Delivery runs apart, from the outbox.
+// deploys' confusion_after, cluster issues, decide verifications, prioritise issues, evaluate
+// alert rules, release. Delivery runs apart, from the outbox.
 // Every step is a function of the stored data and T; the wall clock is used only for the
 // claim's lease, so two processes never run the same site at once.
 import { randomUUID } from 'node:crypto';
@@ -10,6 +10,7 @@ import type { Database } from '../store/tables.ts';
 import { scorePagesStep, scoreSpans, type ScoreStepResult } from './score-pages.ts';
 import { clusterStep, type ClusterStepResult } from './cluster-step.ts';
 import { verifyStep, type VerifyStepResult } from './verify-step.ts';
+import { prioritiseStep, type PrioritiseStepResult } from './prioritise-step.ts';
 import { alertStep, type AlertStepResult } from './alert-step.ts';
 import { HOUR_MS } from '../domain/time.ts';
 
@@ -23,7 +24,7 @@ export const DEPLOY_TRACK_MS = 48 * HOUR_MS;
 export interface CycleOptions { intervalMs: number; clock: Clock; holder?: string }
 
 export type CycleResult =
-  | { siteId: string; cycleAt: number; status: 'done'; scores: ScoreStepResult; deploysUpdated: number; issues: ClusterStepResult; verifications: VerifyStepResult; alerts: AlertStepResult }
+  | { siteId: string; cycleAt: number; status: 'done'; scores: ScoreStepResult; deploysUpdated: number; issues: ClusterStepResult; verifications: VerifyStepResult; priorities: PrioritiseStepResult; alerts: AlertStepResult }
   | { siteId: string; cycleAt: number; status: 'busy' };
 
 export async function claimSite(db: Kysely<Database>, siteId: string, holder: string, cycleAt: number, now: number): Promise<boolean> {
@@ -74,8 +75,9 @@ export async function runCycle(db: Kysely<Database>, siteId: string, cycleAt: nu
     const deploysUpdated = await refreshDeploysAfter(db, siteId, cycleAt);
     const issues = await clusterStep(db, siteId, cycleAt);
     const verifications = await verifyStep(db, siteId, cycleAt);
+    const priorities = await prioritiseStep(db, siteId, cycleAt);
     const alerts = await alertStep(db, siteId, cycleAt);
-    return { siteId, cycleAt, status: 'done', scores, deploysUpdated, issues, verifications, alerts };
+    return { siteId, cycleAt, status: 'done', scores, deploysUpdated, issues, verifications, priorities, alerts };
   } finally {
     await releaseSite(db, siteId, holder);
   }

@@ -2,11 +2,12 @@
 // the conversion rate of sessions that hit the issue (affected) against sessions with no
 // friction at all (calm). Gap x affected sessions x average value = monthly revenue at risk.
 import { sql, type Kysely } from 'kysely';
-import type { Database, UxIssuesTable } from '../store/tables.ts';
+import type { Database, UxIssue } from '../store/tables.ts';
 import { effectiveConfig } from '../domain/site-config.ts';
 import { OPEN_ISSUE_STATUSES } from '../domain/statuses.ts';
 import { DEFAULT_CONVERSION_EVENTS } from '../domain/site-settings.ts';
 import { DAY_MS } from '../domain/time.ts';
+import type { PriorityBasis } from '../domain/priority.ts';
 
 export const REVENUE_WINDOW_MS = 30 * DAY_MS;
 export const MIN_GROUP_SESSIONS = 30;
@@ -37,16 +38,36 @@ export function estimate(input: { affected: number; affectedConverted: number; c
 
 const round4 = (v: number | null) => (v === null ? null : Math.round(v * 10_000) / 10_000);
 
-export async function revenueAtRisk(db: Kysely<Database>, siteId: string, now: number) {
+/** The site's revenue config (production's) with its defaults. */
+async function revenueSettings(db: Kysely<Database>, siteId: string) {
   const { config } = await effectiveConfig(db, siteId, 'production');
   const revenue = config.revenue_config ?? {};
-  const currency = revenue.currency ?? 'USD';
-  const conversionEvents = revenue.conversion_events?.length ? revenue.conversion_events : [...DEFAULT_CONVERSION_EVENTS];
+  return {
+    revenue, currency: revenue.currency ?? 'USD',
+    conversionEvents: revenue.conversion_events?.length ? revenue.conversion_events : [...DEFAULT_CONVERSION_EVENTS],
+  };
+}
+
+const conversionsQuery = (db: Kysely<Database>, siteId: string, conversionEvents: string[], now: number) =>
+  db.selectFrom('events').where('site_id', '=', siteId).where('type', '=', 'track').where('name', 'in', conversionEvents)
+    .where('occurred_at', '>=', now - REVENUE_WINDOW_MS).where('occurred_at', '<', now);
+
+/**
+ * What an issue's priority may count (domain/priority.ts): whether the site tracks conversions
+ * (one in the last 30 days, as revenueAtRisk decides) and its currency. One indexed lookup,
+ * for writes that recompute a priority outside the cycle (PATCH).
+ */
+export async function revenueBasis(db: Kysely<Database>, siteId: string, now: number): Promise<PriorityBasis> {
+  const { currency, conversionEvents } = await revenueSettings(db, siteId);
+  const one = await conversionsQuery(db, siteId, conversionEvents, now).select('id').limit(1).executeTakeFirst();
+  return { revenueTracked: one !== undefined, currency };
+}
+
+export async function revenueAtRisk(db: Kysely<Database>, siteId: string, now: number) {
+  const { revenue, currency, conversionEvents } = await revenueSettings(db, siteId);
   const since = now - REVENUE_WINDOW_MS;
 
-  const conversions = await db.selectFrom('events').select(['props'])
-    .where('site_id', '=', siteId).where('type', '=', 'track').where('name', 'in', conversionEvents)
-    .where('occurred_at', '>=', since).where('occurred_at', '<', now).execute();
+  const conversions = await conversionsQuery(db, siteId, conversionEvents, now).select(['props']).execute();
   const base = { currency, conversion_events: conversionEvents, window_days: 30 };
   if (conversions.length === 0) {
     return {
@@ -72,7 +93,7 @@ export async function revenueAtRisk(db: Kysely<Database>, siteId: string, now: n
   };
 }
 
-async function issueRevenue(db: Kysely<Database>, issue: UxIssuesTable, since: number, now: number, averageValueCents: number | null): Promise<IssueRevenue> {
+async function issueRevenue(db: Kysely<Database>, issue: UxIssue, since: number, now: number, averageValueCents: number | null): Promise<IssueRevenue> {
   // Sessions on the page; those with any friction signal there; those with this issue's signal.
   const pageSessions = db.selectFrom('events').select('sid').distinct()
     .where('site_id', '=', issue.site_id).where('page', '=', issue.page).where('occurred_at', '>=', since).where('occurred_at', '<', now);

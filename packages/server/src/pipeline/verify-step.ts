@@ -6,7 +6,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { OPEN_ISSUE_STATUSES } from '../domain/statuses.ts';
 import { sql, type Kysely } from 'kysely';
-import type { Database, UxIssuesTable } from '../store/tables.ts';
+import type { Database, UxIssue } from '../store/tables.ts';
 import { enqueue, eventJob } from '../events/jobs.ts';
 import { toIssueRecord } from '../domain/records/issue.ts';
 import { CLUSTER_WINDOW_MS, isCluster, REGRESSED_AT_LEAST, verdict } from './issues.ts';
@@ -16,7 +16,7 @@ import { DAY_MS } from '../domain/time.ts';
 
 export interface VerifyStepResult { decided: number; verified: number; regressed: number }
 
-async function sessionsWithSignals(db: Kysely<Database>, issue: UxIssuesTable, from: number, to: number): Promise<number> {
+async function sessionsWithSignals(db: Kysely<Database>, issue: UxIssue, from: number, to: number): Promise<number> {
   const row = await db.selectFrom('signals').select(sql<number>`count(distinct sid)`.as('n'))
     .where('site_id', '=', issue.site_id).where('page', '=', issue.page).where('signal_type', '=', issue.type)
     .where('element', '=', issue.element_selector).where('occurred_at', '>=', from).where('occurred_at', '<', to).executeTakeFirstOrThrow();
@@ -29,7 +29,7 @@ async function sessionsWithSignals(db: Kysely<Database>, issue: UxIssuesTable, f
  * Only from the status the cycle read: a person who changed the issue meanwhile wins.
  */
 async function setStatus(
-  db: Kysely<Database>, issue: UxIssuesTable, status: 'verified' | 'regressed', message: string, cycleAt: number,
+  db: Kysely<Database>, issue: UxIssue, status: 'verified' | 'regressed', message: string, cycleAt: number,
   writeRecord: (trx: Kysely<Database>) => Promise<unknown> = async () => {},
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {

@@ -842,7 +842,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * UX issues, most severe first, then most recently seen
+         * UX issues, by priority by default (issues needing attention first, then highest priority); filter and sort
          * @description Credential: a key with `query:read` or `mcp:read`, or a user token; role `viewer` or higher.
          */
         get: operations["getQueryIssues"];
@@ -7473,15 +7473,27 @@ export interface operations {
                                      */
                                     first_seen_at: string;
                                 }[];
+                                /** @description Distinct visitors of the site in the latest cycle's window (window_from to window_to) */
                                 total_active_users: number;
+                                /** @description Of those, the visitors with at least one counted signal */
                                 total_affected_users: number;
+                                window_from: string | null;
+                                window_to: string | null;
                             };
                             /**
                              * @description The duck by score band: calm (0-20), watching (to 40), alert (to 60), flustered (to 80), critical (above 80)
                              * @enum {string}
                              */
                             duck_state: "calm" | "watching" | "alert" | "flustered" | "critical";
+                            /** @description The state in words ("no data yet" for a site with no scored page) */
                             duck_label: string;
+                            /**
+                             * @description What set duck_state: the overall score, an active alert (critical: at least alert; any other: at least watching) or a page at flustered or worse (at least watching)
+                             * @enum {string}
+                             */
+                            duck_reason: "score" | "alert" | "page";
+                            /** @description One plain sentence of the site's state and its reason, the one every face shows */
+                            headline: string;
                             as_of: string | null;
                         };
                         error: null;
@@ -7761,6 +7773,16 @@ export interface operations {
                                 dominant_signal: string;
                                 affected_users: number;
                                 recommendation: string;
+                                /**
+                                 * Format: date-time
+                                 * @description The counts cover signals from this instant...
+                                 */
+                                window_from: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ...to this one
+                                 */
+                                window_to: string;
                             }[];
                             active_alerts: {
                                 /**
@@ -7903,6 +7925,11 @@ export interface operations {
                                  * @example 2026-11-02T12:00:00.000Z
                                  */
                                 created_at: string;
+                                /**
+                                 * @description calibrated: scores on the 0-100 scale of docs/scoring.md; legacy: recorded before it and not recomputable (its after-scores are on the first rule's scale)
+                                 * @enum {string}
+                                 */
+                                score_scale: "calibrated" | "legacy";
                             }[];
                             annotations: {
                                 /**
@@ -8629,6 +8656,16 @@ export interface operations {
                                 dominant_signal: string;
                                 affected_users: number;
                                 recommendation: string;
+                                /**
+                                 * Format: date-time
+                                 * @description The counts cover signals from this instant...
+                                 */
+                                window_from: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ...to this one
+                                 */
+                                window_to: string;
                             }[];
                         };
                         error: null;
@@ -8885,6 +8922,11 @@ export interface operations {
                              * @example 2026-11-02T12:00:00.000Z
                              */
                             created_at: string;
+                            /**
+                             * @description calibrated: scores on the 0-100 scale of docs/scoring.md; legacy: recorded before it and not recomputable (its after-scores are on the first rule's scale)
+                             * @enum {string}
+                             */
+                            score_scale: "calibrated" | "legacy";
                         };
                         error: null;
                     };
@@ -9152,6 +9194,11 @@ export interface operations {
                                  * @example 2026-11-02T12:00:00.000Z
                                  */
                                 created_at: string;
+                                /**
+                                 * @description calibrated: scores on the 0-100 scale of docs/scoring.md; legacy: recorded before it and not recomputable (its after-scores are on the first rule's scale)
+                                 * @enum {string}
+                                 */
+                                score_scale: "calibrated" | "legacy";
                             }[];
                             total: number;
                             offset: number;
@@ -9374,6 +9421,11 @@ export interface operations {
                              * @example 2026-11-02T12:00:00.000Z
                              */
                             created_at: string;
+                            /**
+                             * @description calibrated: scores on the 0-100 scale of docs/scoring.md; legacy: recorded before it and not recomputable (its after-scores are on the first rule's scale)
+                             * @enum {string}
+                             */
+                            score_scale: "calibrated" | "legacy";
                         } & {
                             related_issues: {
                                 /**
@@ -9789,6 +9841,20 @@ export interface operations {
                 site_id?: string;
                 /** @description Only issues in this status: open, triaged, in_progress, verified, resolved, ignored, regressed (default: all) */
                 status?: "open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed";
+                /** @description true: only issues needing attention (open, triaged, in_progress, regressed); false: only the others (default: all) */
+                attention?: boolean;
+                /** @description Only issues of this (effective) severity: low, medium, high, critical */
+                severity?: "low" | "medium" | "high" | "critical";
+                /** @description Only issues on this page path, e.g. /checkout (normalized as ingest stores pages) */
+                page?: string;
+                /** @description Only issues of this signal type, e.g. rage_click */
+                type?: string;
+                /** @description Only issues assigned to this person, exactly as set (e.g. an email) */
+                assigned_to?: string;
+                /** @description Only issues whose title, element label, selector or page contains this text (case-insensitive) */
+                q?: string;
+                /** @description priority (default): issues needing attention first, then highest priority, regressed first at equal priority, then most recently seen; severity: most severe first; users: most users in 7 days first; revenue: most revenue at risk first; last_seen: most recently seen first (each then by priority) */
+                sort?: "priority" | "severity" | "users" | "revenue" | "last_seen";
                 /** @description How many records to skip (0 to 1000000, default 0) */
                 offset?: number;
                 /** @description Most records returned (1 to 200, default 50) */
@@ -9848,9 +9914,9 @@ export interface operations {
                                 assigned_to: string | null;
                                 /** @description Signals since the issue was first seen */
                                 signal_count: number;
-                                /** @description Sessions affected in the last 24 hours */
+                                /** @description Sessions affected over the last 24 hours (to the latest pipeline cycle) */
                                 session_count: number;
-                                /** @description Users affected in the last 24 hours */
+                                /** @description Users affected over the last 24 hours (to the latest pipeline cycle) */
                                 user_count: number;
                                 /**
                                  * Format: date-time
@@ -9888,6 +9954,14 @@ export interface operations {
                                     id: string;
                                     url: string;
                                 } | null;
+                                /** @description Users affected over the last 7 days (to the latest pipeline cycle): distinct visitors (else sessions) with this signal type on this element */
+                                users_7d: number;
+                                /** @description Monthly revenue at risk in cents of the site's currency (as /query/revenue estimates it); null when the site tracks no conversions or the estimate has too few sessions */
+                                revenue_at_risk_cents: number | null;
+                                /** @description What to fix first, 0-100 (one decimal): users affected in 7 days, severity, signal weight and revenue at risk (docs/issues.md, "Priority") */
+                                priority: number;
+                                /** @description The priority in words, e.g. "critical; 272 users in 7 days; $7,167/month at risk; rage click (weight 25)" */
+                                priority_reason: string;
                             }[];
                             total: number;
                             offset: number;
@@ -10098,9 +10172,9 @@ export interface operations {
                             assigned_to: string | null;
                             /** @description Signals since the issue was first seen */
                             signal_count: number;
-                            /** @description Sessions affected in the last 24 hours */
+                            /** @description Sessions affected over the last 24 hours (to the latest pipeline cycle) */
                             session_count: number;
-                            /** @description Users affected in the last 24 hours */
+                            /** @description Users affected over the last 24 hours (to the latest pipeline cycle) */
                             user_count: number;
                             /**
                              * Format: date-time
@@ -10138,6 +10212,14 @@ export interface operations {
                                 id: string;
                                 url: string;
                             } | null;
+                            /** @description Users affected over the last 7 days (to the latest pipeline cycle): distinct visitors (else sessions) with this signal type on this element */
+                            users_7d: number;
+                            /** @description Monthly revenue at risk in cents of the site's currency (as /query/revenue estimates it); null when the site tracks no conversions or the estimate has too few sessions */
+                            revenue_at_risk_cents: number | null;
+                            /** @description What to fix first, 0-100 (one decimal): users affected in 7 days, severity, signal weight and revenue at risk (docs/issues.md, "Priority") */
+                            priority: number;
+                            /** @description The priority in words, e.g. "critical; 272 users in 7 days; $7,167/month at risk; rage click (weight 25)" */
+                            priority_reason: string;
                         } & {
                             evidence: {
                                 /**
@@ -10470,9 +10552,9 @@ export interface operations {
                             assigned_to: string | null;
                             /** @description Signals since the issue was first seen */
                             signal_count: number;
-                            /** @description Sessions affected in the last 24 hours */
+                            /** @description Sessions affected over the last 24 hours (to the latest pipeline cycle) */
                             session_count: number;
-                            /** @description Users affected in the last 24 hours */
+                            /** @description Users affected over the last 24 hours (to the latest pipeline cycle) */
                             user_count: number;
                             /**
                              * Format: date-time
@@ -10510,6 +10592,14 @@ export interface operations {
                                 id: string;
                                 url: string;
                             } | null;
+                            /** @description Users affected over the last 7 days (to the latest pipeline cycle): distinct visitors (else sessions) with this signal type on this element */
+                            users_7d: number;
+                            /** @description Monthly revenue at risk in cents of the site's currency (as /query/revenue estimates it); null when the site tracks no conversions or the estimate has too few sessions */
+                            revenue_at_risk_cents: number | null;
+                            /** @description What to fix first, 0-100 (one decimal): users affected in 7 days, severity, signal weight and revenue at risk (docs/issues.md, "Priority") */
+                            priority: number;
+                            /** @description The priority in words, e.g. "critical; 272 users in 7 days; $7,167/month at risk; rage click (weight 25)" */
+                            priority_reason: string;
                         };
                         error: null;
                     };

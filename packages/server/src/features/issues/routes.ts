@@ -10,7 +10,7 @@ export async function issueRoutes(app: App) {
   app.get('/query/issues', {
     config: { access: QUERY_ACCESS },
     schema: {
-      tags: ['query'], summary: 'UX issues, most severe first, then most recently seen', querystring: ListIssuesQuery,
+      tags: ['query'], summary: 'UX issues, by priority by default (issues needing attention first, then highest priority); filter and sort', querystring: ListIssuesQuery,
       response: { 200: Envelope(IssueList) },
     },
   }, async (request, reply) => okOnce(reply, await listIssues({ ctx: contextOf(request), input: request.query })));

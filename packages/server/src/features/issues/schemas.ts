@@ -1,7 +1,7 @@
 // The issue routes' inputs and answers; the services (and the MCP tools) take and return the
 // same shapes.
 import { Type, type Static } from '@sinclair/typebox';
-import { ISSUE_ACTIVITY_KINDS, ISSUE_STATUSES, SETTABLE_ISSUE_STATUSES, SEVERITIES } from '../../domain/statuses.ts';
+import { ISSUE_ACTIVITY_KINDS, ISSUE_STATUSES, OPEN_ISSUE_STATUSES, SETTABLE_ISSUE_STATUSES, SEVERITIES } from '../../domain/statuses.ts';
 import { IsoTime, IssueStatusEnum, Nullable, NullableIsoTime, OneOf, PagingQuery, SiteIdParam, Uuid } from '../../domain/schema-parts.ts';
 import { VERDICTS } from '../../pipeline/issues.ts';
 import { IssueRecord } from '../../domain/records/issue.ts';
@@ -9,11 +9,23 @@ import { IssueRecord } from '../../domain/records/issue.ts';
 const literals = <T extends readonly string[]>(values: T, description: string) =>
   Type.Union(values.map((v) => Type.Literal(v)), { description });
 
+/** How a list of issues can be ordered; `priority` is the order every face uses (domain/priority.ts). */
+export const ISSUE_SORTS = ['priority', 'severity', 'users', 'revenue', 'last_seen'] as const;
+
 export const ListIssuesQuery = Type.Object({
   site_id: Type.Optional(SiteIdParam),
   status: Type.Optional(literals(ISSUE_STATUSES, `Only issues in this status: ${ISSUE_STATUSES.join(', ')} (default: all)`)),
+  attention: Type.Optional(Type.Boolean({ description: `true: only issues needing attention (${OPEN_ISSUE_STATUSES.join(', ')}); false: only the others (default: all)` })),
+  severity: Type.Optional(literals(SEVERITIES, `Only issues of this (effective) severity: ${SEVERITIES.join(', ')}`)),
+  page: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'Only issues on this page path, e.g. /checkout (normalized as ingest stores pages)' })),
+  type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_]*$', description: 'Only issues of this signal type, e.g. rage_click' })),
+  assigned_to: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'Only issues assigned to this person, exactly as set (e.g. an email)' })),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only issues whose title, element label, selector or page contains this text (case-insensitive)' })),
+  sort: Type.Optional(literals(ISSUE_SORTS, 'priority (default): issues needing attention first, then highest priority, regressed first at equal priority, then most recently seen; '
+    + 'severity: most severe first; users: most users in 7 days first; revenue: most revenue at risk first; last_seen: most recently seen first (each then by priority)')),
   ...PagingQuery,
 });
+export type ListIssuesQuery = Static<typeof ListIssuesQuery>;
 
 export const UpdateIssueBody = Type.Object({
   status: Type.Optional(literals(SETTABLE_ISSUE_STATUSES, `The new status: ${SETTABLE_ISSUE_STATUSES.join(', ')} (regressed is set by the engine only)`)),

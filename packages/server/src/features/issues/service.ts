@@ -14,24 +14,61 @@ import { AppError } from '../../domain/errors.ts';
 import type { IssueActivityKind } from '../../domain/statuses.ts';
 import { severityOf } from '../../pipeline/issues.ts';
 import { toIssueRecord, type IssueRecord } from '../../domain/records/issue.ts';
-import type { UxIssuesTable } from '../../store/tables.ts';
+import type { UxIssue } from '../../store/tables.ts';
 import type { ListIssuesQuery, UpdateIssueBody } from './schemas.ts';
-import type { Static } from '@sinclair/typebox';
-import type { Kysely } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../store/tables.ts';
+import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
+import { issuePriority, orderByPriority } from '../../domain/priority.ts';
+import { pageParam } from '../../domain/site-settings.ts';
+import { revenueBasis } from '../../pipeline/revenue.ts';
 import { HOUR_MS } from '../../domain/time.ts';
 
 const DEPLOY_WINDOW_MS = 48 * HOUR_MS;
 export const SEVERITY_ORDER = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 else 3 end`;
 
-export async function listIssues({ ctx, input }: { ctx: ServiceContext; input: Static<typeof ListIssuesQuery> }) {
+type IssueQuery = SelectQueryBuilder<Database, 'ux_issues', object>;
+
+/** `q` as a LIKE pattern: its own %, _ and \ matched literally (escaped with \). */
+const containsPattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+const Q_COLUMNS = ['title', 'element_label', 'element_selector', 'page'] as const;
+
+/** The list's filters; every one narrows (they combine with AND). */
+function filtered(query: IssueQuery, input: ListIssuesQuery, page: string | null): IssueQuery {
+  let q = query;
+  if (input.status) q = q.where('status', '=', input.status);
+  if (input.attention !== undefined) q = q.where('status', input.attention ? 'in' : 'not in', OPEN_ISSUE_STATUSES);
+  if (input.severity) q = q.where('severity', '=', input.severity);
+  if (page !== null) q = q.where('page', '=', page);
+  if (input.type) q = q.where('type', '=', input.type);
+  if (input.assigned_to) q = q.where('assigned_to', '=', input.assigned_to.trim());
+  if (input.q) {
+    const pattern = containsPattern(input.q);
+    q = q.where((eb) => eb.or(Q_COLUMNS.map((c) => eb(sql`lower(${sql.ref(c)})`, 'like', sql<string>`${pattern} escape '\\'`))));
+  }
+  return q;
+}
+
+/** The order of `sort`: priority is the one every face uses; the others fall back to it on ties. */
+function sorted<O>(query: SelectQueryBuilder<Database, 'ux_issues', O>, sort: ListIssuesQuery['sort']) {
+  switch (sort) {
+    case 'severity': return orderByPriority(query.orderBy(SEVERITY_ORDER));
+    case 'users': return orderByPriority(query.orderBy('users_7d', 'desc'));
+    // coalesce: SQLite and PostgreSQL put nulls at opposite ends.
+    case 'revenue': return orderByPriority(query.orderBy(sql`coalesce(revenue_at_risk_cents, -1)`, 'desc'));
+    case 'last_seen': return query.orderBy('last_seen_at', 'desc').orderBy('priority', 'desc').orderBy('id');
+    default: return orderByPriority(query);
+  }
+}
+
+export async function listIssues({ ctx, input }: { ctx: ServiceContext; input: ListIssuesQuery }) {
   const site = await resolveSite(ctx, input.site_id);
-  const { status, offset = 0, limit = 50 } = input;
-  return cachedRead(ctx, ['issues', site.id, input], async () => {
-    let query = ctx.db.selectFrom('ux_issues').where('site_id', '=', site.id);
-    if (status) query = query.where('status', '=', status);
+  const page = input.page === undefined ? null : await pageParam(ctx.db, site.id, input.page);
+  const { offset = 0, limit = 50 } = input;
+  return cachedRead(ctx, ['issues', site.id, page, input], async () => {
+    const query = filtered(ctx.db.selectFrom('ux_issues').where('site_id', '=', site.id), input, page);
     const [rows, count] = await Promise.all([
-      query.selectAll().orderBy(SEVERITY_ORDER).orderBy('last_seen_at', 'desc').orderBy('id').limit(limit).offset(offset).execute(),
+      sorted(query.selectAll(), input.sort).limit(limit).offset(offset).execute(),
       query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
     ]);
     return { issues: rows.map(toIssueRecord), total: Number(count.n), offset, limit };
@@ -101,9 +138,11 @@ export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } 
   if (named && found.site_id !== named.id) throw new AppError('not_found', 'Issue not found');
   const siteId = found.site_id;
   const actor = actorOf(auth).label;
+  // Read before the transaction: what the priority may count, when severity or status changes.
+  const basis = input.severity !== undefined || input.status !== undefined ? await revenueBasis(ctx.db, siteId, now) : null;
   return ctx.db.transaction().execute(async (trx) => {
     const issue = await loadIssue(trx, siteId, issue_id);
-    const next: UxIssuesTable = { ...issue, updated_at: now };
+    const next: UxIssue = { ...issue, updated_at: now };
     const activity: { kind: IssueActivityKind; message: string | null; from_status?: string; to_status?: string }[] = [];
     if (input.status !== undefined && input.status !== issue.status) {
       next.status = input.status;
@@ -125,6 +164,8 @@ export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } 
       }
     }
     if (input.note !== undefined) activity.push({ kind: 'note', message: input.note });
+    // The priority from the stored inputs and the new severity, in the same write.
+    if (basis && (next.severity !== issue.severity || next.status !== issue.status)) Object.assign(next, issuePriority(next, basis));
     const { id: _id, ...changes } = next;
     await trx.updateTable('ux_issues').set(changes).where('id', '=', issue.id).execute();
     for (const a of activity) {

@@ -9,7 +9,7 @@ import type { ServiceContext } from '../../domain/context.ts';
 import { AppError } from '../../domain/errors.ts';
 import { integrationConfig } from '../../domain/integrations.ts';
 import { rowInTenant } from '../../domain/tenancy.ts';
-import type { UxIssuesTable } from '../../store/tables.ts';
+import type { UxIssue } from '../../store/tables.ts';
 
 const LINEAR_CREATE = 'mutation CreateIssue($input: IssueCreateInput!) { issueCreate(input: $input) { success issue { id identifier url } } }';
 
@@ -45,7 +45,7 @@ export async function createTicket({ ctx, input, secrets, policy, config }: { ct
 
 const notConnected = (provider: Tracker) => new AppError('invalid_input', `Connect ${provider} first (POST /v1/manage/integrations)`, { field: 'provider', reason: 'no integration' });
 
-async function linearTicket(ctx: ServiceContext, issue: UxIssuesTable, { secrets, policy, config }: TicketDeps) {
+async function linearTicket(ctx: ServiceContext, issue: UxIssue, { secrets, policy, config }: TicketDeps) {
   const integration = await integrationConfig(ctx.db, secrets, issue.site_id, 'linear');
   if (!integration) throw notConnected('linear');
   const description = ticketBody(issue, config.publicUrl, issue.site_id);
@@ -55,7 +55,7 @@ async function linearTicket(ctx: ServiceContext, issue: UxIssuesTable, { secrets
   return { id: created.issue.identifier, url: created.issue.url };
 }
 
-async function githubTicket(ctx: ServiceContext, issue: UxIssuesTable, { secrets, policy, config }: TicketDeps) {
+async function githubTicket(ctx: ServiceContext, issue: UxIssue, { secrets, policy, config }: TicketDeps) {
   const integration = await integrationConfig(ctx.db, secrets, issue.site_id, 'github');
   if (!integration) throw notConnected('github');
   const body = ticketBody(issue, config.publicUrl, issue.site_id);
