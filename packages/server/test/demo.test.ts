@@ -16,6 +16,12 @@ import { migrateToLatest } from '../src/store/migrate.ts';
 // A fixed "now", so the simulated traffic (seeded) and therefore the whole demo are the same on every run.
 const NOW = Date.UTC(2026, 10, 20, 15, 7, 0);
 const DEMO = { days: 5, sessionsPerDay: 300 };
+/**
+ * Pages of the simulated shop with only the baseline friction every page has (src/simulate/generate.ts):
+ * no planted problem (scenario.ts PROBLEMS) and none of the page-specific newer friction (a layout
+ * shift on product pages, listings left while loading, a Save that does nothing, blog scrolling).
+ */
+const HEALTHY_PAGES = ['/', '/pricing', '/checkout/complete', '/login', '/onboarding', '/dashboard', '/settings/billing'];
 
 describe('first start with the demo (SQLite, empty data dir)', () => {
   let dir: string;
@@ -87,6 +93,30 @@ describe('first start with the demo (SQLite, empty data dir)', () => {
     expect(login.statusCode).toBe(200);
     const who = await data('/v1/query/whoami', creds.keys.mcp);
     expect(who.site.id).toBe(creds.site_id);
+  });
+
+  it('reads its planted problems as alert or worse and its pages without planted friction as calm', async () => {
+    const scores = await data('/v1/query/scores');
+    const byPage = new Map<string, { score: number; duck_state: string; active_users: number; affected_users: number }>(
+      scores.site.pages.map((p: { page: string }) => [p.page, p]));
+    const seen = JSON.stringify(Object.fromEntries(byPage));
+    // The broken coupon (/cart), the dead "Place order" (/checkout), the regressed search filters (/search).
+    for (const planted of ['/cart', '/checkout', '/search']) {
+      expect(['alert', 'flustered', 'critical'], `${planted} in ${seen}`).toContain(byPage.get(planted)?.duck_state);
+    }
+    // A page without planted friction reads calm over the day: the median of its last 24 hours of
+    // history. One window alone is a sample of about 10 users, where 2 of them with a stray
+    // mis-click (20 %) read `watching` by the calibration table (docs/demo.md).
+    for (const healthy of HEALTHY_PAGES) {
+      const trend = await data(`/v1/query/trends?page=${encodeURIComponent(healthy)}&days=1`);
+      const sorted = trend.history.map((h: { score: number }) => h.score).sort((a: number, b: number) => a - b);
+      expect(sorted.length, healthy).toBeGreaterThan(10);
+      const median = sorted[Math.floor(sorted.length / 2)];
+      expect(median, `${healthy}: ${sorted.join(', ')}`).toBeLessThanOrEqual(20);
+    }
+    // The site says what is firing instead of "everything normal".
+    expect(scores.duck_label).not.toBe('everything normal');
+    expect(scores.headline).toMatch(/^(alert|flustered|critical|watching): /);
   });
 
   it('every query route of the spec returns non-empty, well-formed data for the demo site', async () => {

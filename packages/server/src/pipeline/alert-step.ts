@@ -11,7 +11,7 @@ import { notify } from '../events/alert-notifications.ts';
 import type { TriggerType } from '../domain/alert-triggers.ts';
 import { revenueAtRisk } from './revenue.ts';
 import { matchesPattern } from './budgets.ts';
-import { BASELINE_MS } from './scoring.ts';
+import { BASELINE_MS, MIN_ACTIVE_FOR_WINDOW } from './scoring.ts';
 import { alertSeverity, evaluatePage, evaluateSite, SITE_TRIGGERS, type Firing, type HistoryPoint, type PageContext } from './triggers.ts';
 import { effectiveConfig } from '../domain/site-config.ts';
 import { DEFAULT_CONVERSION_EVENTS } from '../domain/site-settings.ts';
@@ -62,7 +62,10 @@ async function pageContexts(db: Kysely<Database>, siteId: string, cycleAt: numbe
   const deployDelta = new Map<string, number>();
   for (const d of deploys) {
     const before = new Map((JSON.parse(d.pages_before) as { page: string; score: number }[]).map((p) => [p.page, p.score]));
-    for (const after of JSON.parse(d.pages_after ?? '[]') as { page: string; score: number }[]) {
+    for (const after of JSON.parse(d.pages_after ?? '[]') as { page: string; score: number; active_users: number }[]) {
+      // A page's after-score counts once it holds the 10 users a scoring window aims for: one
+      // visitor's mis-click among the deploy's first few is not a spike. Later cycles refresh it.
+      if (after.active_users < MIN_ACTIVE_FOR_WINDOW) continue;
       const delta = after.score - (before.get(after.page) ?? 0);
       deployDelta.set(after.page, Math.max(deployDelta.get(after.page) ?? -Infinity, delta));
     }

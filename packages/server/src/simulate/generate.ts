@@ -69,8 +69,8 @@ export interface SimPlan {
 }
 
 export const ALERT_RULES: readonly AlertRuleSpec[] = [
-  { name: 'Checkout friction budget', trigger_type: 'budget', threshold: 35, page_pattern: '/checkout*', cooldown_minutes: 240, channels: ['webhook', 'email'], config: { period: 'daily' } },
-  { name: 'Score spike (after deploys too)', trigger_type: 'spike', threshold: 20, page_pattern: '*', cooldown_minutes: 180, channels: ['webhook'] },
+  { name: 'Checkout friction budget', trigger_type: 'budget', threshold: 60, page_pattern: '/checkout*', cooldown_minutes: 240, channels: ['webhook', 'email'], config: { period: 'daily' } },
+  { name: 'Score spike (after deploys too)', trigger_type: 'spike', threshold: 40, page_pattern: '*', cooldown_minutes: 180, channels: ['webhook'] },
   { name: 'One element, several kinds of friction', trigger_type: 'co_occurrence', threshold: 6, page_pattern: '*', cooldown_minutes: 360, channels: ['webhook'] },
 ];
 
