@@ -74,19 +74,27 @@ eachDialect('revenue at risk', (dialect) => {
       gap: null, monthly_revenue_at_risk_cents: null, monthly_revenue_at_risk: null, confidence: 'low',
     });
 
-    // The fix list: priority = 0.6 x severity score + 25 x min(1, users / 100) + 15 x revenue share.
-    // Rage clicks: severity 36.25 (tier 1, weight 25) + 30 / 75 users x 25 = 10 + log10(31) /
-    // log10(1001) x 15 = 7.4557 + 10 (/checkout) + 6 / 30 converted x 5 = 1 + 5 (recent) = 69.7;
-    // priority 0.6 x 69.7 + 25 x 0.30 + 15 x 1 = 64.32 -> 64.3.
+    // Severity scores. Rage clicks: 36.25 (tier 1, weight 25) + 30 / 75 users x 25 = 10 + log10(31) /
+    // log10(1001) x 15 = 7.4557 + 10 (/checkout) + 6 / 30 converted x 5 = 1 + 5 (recent) = 69.7, high.
     // Dead clicks: 33 (tier 1, weight 12) + 5 / 75 x 25 = 1.6667 + log10(6) / log10(1001) x 15 =
-    // 3.8902 + 10 + 5 / 5 x 5 = 5 + 5 = 58.557 -> 58.6; priority 0.6 x 58.6 + 25 x 0.05 + 0 = 36.41 -> 36.4.
+    // 3.8902 + 10 + 5 / 5 x 5 = 5 + 5 = 58.557 -> 58.6, high.
     expect(issues.find((i) => i.id === rageId)!.severity_score).toBe(69.7);
     expect(issues.find((i) => i.id === deadId)!.severity_score).toBe(58.6);
+    // The fix list is in priority order (docs/issues.md "Priority"; the site tracks conversions,
+    // so no rescaling). Rage clicks: users 35 x log10(31) / log10(1001) = 17.3967 + high 22.5 +
+    // weight 15 x 25 / 40 = 9.375 + revenue 20 x log10(1 + 525) / log10(10001) = 13.6048 = 62.88 -> 62.9.
+    // Dead clicks: 35 x log10(6) / log10(1001) = 9.0771 + 22.5 + 15 x 12 / 40 = 4.5 + no estimate 0 = 36.08 -> 36.1.
     const recs = await ok(h, key, 'GET', '/v1/query/recommendations');
     expect(recs.currency).toBe('EUR');
     expect(recs.recommendations.map((r: { issue_id: string }) => r.issue_id)).toEqual([rageId, deadId]);
-    expect(recs.recommendations[0]).toMatchObject({ priority: 64.3, monthly_revenue_at_risk_cents: 52_500, affected_users: 30, issue_url: `/v1/query/issues/${rageId}` });
-    expect(recs.recommendations[1]).toMatchObject({ priority: 36.4, monthly_revenue_at_risk_cents: null, affected_users: 5 });
+    expect(recs.recommendations[0]).toMatchObject({
+      priority: 62.9, priority_reason: 'high; 30 users in 7 days; €525/month at risk; rage click (weight 25)',
+      monthly_revenue_at_risk_cents: 52_500, affected_users: 30, issue_url: `/v1/query/issues/${rageId}`,
+    });
+    expect(recs.recommendations[1]).toMatchObject({
+      priority: 36.1, priority_reason: 'high; 5 users in 7 days; revenue at risk not estimated (too few sessions); dead click (weight 12)',
+      monthly_revenue_at_risk_cents: null, affected_users: 5,
+    });
     expect(recs.recommendations[0].recommendation).not.toBe(recs.recommendations[1].recommendation);
 
     // Only open issues count: once the rage clicks are ignored, they leave the total and the list.
@@ -125,5 +133,8 @@ eachDialect('revenue at risk', (dialect) => {
     expect((await ok(h, org.keys.secret, 'GET', '/v1/query/issues')).total).toBe(2);
     const recs = await ok(h, org.keys.secret, 'GET', '/v1/query/recommendations');
     expect(recs.recommendations.every((r: { monthly_revenue_at_risk_cents: number | null }) => r.monthly_revenue_at_risk_cents === null)).toBe(true);
+    // Without revenue data the priority has no revenue part and the others are scaled by 100 / 80:
+    // rage clicks (17.3967 + 22.5 + 9.375) x 1.25 = 61.59 -> 61.6; the reason says nothing of money.
+    expect(recs.recommendations[0]).toMatchObject({ type: 'rage_click', priority: 61.6, priority_reason: 'high; 30 users in 7 days; rage click (weight 25)' });
   });
 });

@@ -71,22 +71,22 @@ const postDeployCheck: PromptDef = {
 const triageOpenIssues: PromptDef = {
   name: 'triage_open_issues',
   title: 'Triage open issues',
-  description: 'Go through the open issues by priority (severity, reach, revenue at risk) and propose what to do with each.',
+  description: 'Go through the issues needing attention (open, triaged, in_progress, regressed) by priority (users in 7 days, severity, signal weight, revenue at risk) and propose what to do with each.',
   arguments: [SITE_ARG],
   async build(session, _args, site_id) {
     const [context, fixes] = await Promise.all([
       getSiteContext({ ctx: session.ctx, input: { site_id } }),
       getRecommendations({ ctx: session.ctx, input: { site_id, limit: 20 } }),
     ]);
-    if (context.open_issue_count === 0) return lines(context.state, 'There are no open issues. Say so, and suggest looking at the worst pages with get_page.');
+    if (context.open_issue_count === 0) return lines(context.state, 'No issue needs attention (open, triaged, in progress or regressed). Say so, and suggest looking at the worst pages with get_page.');
     const writes = mayWrite(session.ctx.auth);
     return lines(
       context.state,
-      `Open issues by priority (${fixes.recommendations.length} of ${context.open_issue_count}):`,
-      fixes.recommendations.map((r) => `- [${r.severity}, priority ${r.priority}] ${r.title}: page ${r.page}, element ${r.element_selector || '(none)'}, status ${r.status}, ${plural(r.affected_users, 'user')} in 24 h, revenue at risk ${money(r.monthly_revenue_at_risk_cents, fixes.currency)} a month. Suggested fix: ${r.recommendation} (id ${r.issue_id})`),
-      context.open_issue_count > fixes.recommendations.length && `- ...and ${context.open_issue_count - fixes.recommendations.length} more open issues of lower priority`,
+      `Issues needing attention, highest priority first (${fixes.recommendations.length} of ${context.open_issue_count}; priority 0-100 from users in 7 days, severity, signal weight and revenue at risk):`,
+      fixes.recommendations.map((r) => `- [priority ${r.priority}: ${r.priority_reason}] ${r.title}: page ${r.page}, element ${r.element_selector || '(none)'}, status ${r.status}, ${plural(r.affected_users, 'user')} in 24 h, revenue at risk ${money(r.monthly_revenue_at_risk_cents, fixes.currency)} a month. Suggested fix: ${r.recommendation} (id ${r.issue_id})`),
+      context.open_issue_count > fixes.recommendations.length && `- ...and ${context.open_issue_count - fixes.recommendations.length} more issues needing attention, of lower priority`,
       '', FACTS_NOTE,
-      'For each issue, propose a status (triaged, in_progress, ignored or resolved) with a one-line reason, and say which three to work on first.',
+      'For each issue, propose a status (triaged, in_progress, ignored or resolved) with a one-line reason, and say which three to work on first (the priority above is Mallard\'s order; say why if you depart from it).',
       writes ? 'Once I agree, apply the changes with update_issue.' : 'This credential cannot change issues: list the changes for a person to make.',
     );
   },
@@ -174,7 +174,7 @@ const weeklySummary: PromptDef = {
       `- Overall score now ${scores.site.overall_score} (${scores.duck_label}), trend ${scores.site.overall_trend}${history.length ? `; a week ago ${history[history.length - 1]}` : ''}.`,
       worst.length > 0 && `- Worst pages: ${worst.map((p) => `${p.page} ${p.score}`).join(', ')}.`,
       `- Issues: ${opened.length} new (${opened.filter((i) => i.severity === 'critical' || i.severity === 'high').length} high or critical), ${closed.length} resolved or verified, ${regressed.length} regressed.`,
-      opened.length > 0 && `- Most severe new: ${opened.slice(0, 3).map((i) => `[${i.severity}] ${i.title}`).join('; ')}.`,
+      opened.length > 0 && `- Highest priority new: ${opened.slice(0, 3).map((i) => `[${i.severity}, priority ${i.priority}] ${i.title}`).join('; ')}.`,
       `- Deploys: ${weekDeploys.length}${weekDeploys.length ? ` (${weekDeploys.slice(0, 5).map((d) => `${d.version}${d.delta === null ? '' : ` ${signed(d.delta)}`}`).join(', ')})` : ''}.`,
       `- Alerts fired: ${fired.length}${fired.length ? ` (${countsLine(Object.fromEntries([...new Set(fired.map((a) => String(a.trigger_type)))].map((t) => [t, fired.filter((a) => a.trigger_type === t).length])))})` : ''}.`,
       revenue.tracking ? `- Revenue at risk: ${money(revenue.total_monthly_revenue_at_risk_cents, revenue.currency)} a month.` : '- Revenue at risk: no conversion tracking.',

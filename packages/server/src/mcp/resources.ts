@@ -1,7 +1,8 @@
 // Resources: the site context and the signal registry, and templates for one issue, one
-// session and one alert. Listing names the open issues and the active alerts whose rule names
-// the `mcp` channel: that listing (and the flag in get_site_context) is how the mcp channel
-// reaches an assistant, since MCP has no push to a client that is not connected.
+// session and one alert. Listing names the issues needing attention (by priority) and the
+// active alerts whose rule names the `mcp` channel: that listing (and the flag in
+// get_site_context) is how the mcp channel reaches an assistant, since MCP has no push to a
+// client that is not connected.
 import type { ListResourcesResult, ListResourceTemplatesResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { getSiteContext } from '../features/mcp-context/service.ts';
 import { assistantAlerts } from '../features/mcp-context/assistant-alerts.ts';
@@ -34,7 +35,7 @@ export async function listResources(session: McpSession): Promise<ListResourcesR
   return {
     resources: [
       ...STATIC,
-      ...issues.map((i) => ({ uri: `mallard://issues/${i.id}`, name: `issue ${i.id}`, title: `[${i.severity}] ${i.title}`, description: `Open issue (${i.status}) on ${i.page}`, mimeType: JSON_TYPE })),
+      ...issues.map((i) => ({ uri: `mallard://issues/${i.id}`, name: `issue ${i.id}`, title: `[${i.severity}] ${i.title}`, description: `Needs attention (${i.status}) on ${i.page}; priority ${i.priority} of 100: ${i.priority_reason}`, mimeType: JSON_TYPE })),
       ...alerts.map((a) => ({ uri: `mallard://alerts/${a.id}`, name: `alert ${a.id}`, title: `[${a.severity}] ${a.message}`, description: `Active alert (${a.status}) sent to the mcp channel by the rule ${a.rule_name ?? ''}`.trim(), mimeType: JSON_TYPE })),
     ],
   };

@@ -922,7 +922,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What to fix first: open issues by priority, each with a concrete recommendation
+         * What to fix first: issues needing attention in priority order, each with a concrete recommendation
          * @description Credential: a key with `query:read` or `mcp:read`, or a user token; role `viewer` or higher.
          */
         get: operations["getQueryRecommendations"];
@@ -11029,10 +11029,14 @@ export interface operations {
                                 severity: "low" | "medium" | "high" | "critical";
                                 /** @enum {string} */
                                 status: "open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed";
+                                /** @description Users affected over the last 24 hours (the issue's user_count) */
                                 affected_users: number;
+                                /** @description Monthly revenue at risk in cents (the issue's revenue_at_risk_cents, as of the latest pipeline cycle); null when not estimated */
                                 monthly_revenue_at_risk_cents: number | null;
-                                /** @description 0-100: 60 % severity score, 25 % reach, 15 % share of the revenue at risk */
+                                /** @description The issue's priority, 0-100: users in 7 days, severity, signal weight and revenue at risk (docs/issues.md, "Priority"); the list is in this order */
                                 priority: number;
+                                /** @description The priority in words */
+                                priority_reason: string;
                                 recommendation: string;
                                 issue_url: string;
                             }[];
@@ -16155,6 +16159,7 @@ export interface operations {
                                 dominant_signal: string | null;
                                 active_users: number;
                             }[];
+                            /** @description Issues needing attention in priority order, the first `caps.issues` */
                             open_issues: {
                                 /**
                                  * @description UUID
@@ -16172,6 +16177,7 @@ export interface operations {
                                 severity: "low" | "medium" | "high" | "critical";
                                 /** @enum {string} */
                                 status: "open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed";
+                                /** @description Sessions affected over the last 24 hours */
                                 session_count: number;
                                 /**
                                  * Format: date-time
@@ -16179,7 +16185,12 @@ export interface operations {
                                  * @example 2026-11-02T12:00:00.000Z
                                  */
                                 last_seen_at: string;
+                                /** @description What to fix first, 0-100 (docs/issues.md, "Priority"); the list is in priority order */
+                                priority: number;
+                                /** @description The priority in words */
+                                priority_reason: string;
                             }[];
+                            /** @description Issues needing attention (open, triaged, in_progress, regressed), all of them */
                             open_issue_count: number;
                             recent_deploys: {
                                 /**

@@ -13,8 +13,10 @@ const Overall = Type.Object({ score: Type.Number(), trend: TrendEnum, duck_state
 const TopPage = Type.Object({ page: Type.String(), score: Type.Number(), trend: TrendEnum, dominant_signal: Nullable(Type.String()), active_users: Int });
 const OpenIssue = Type.Object({
   id: Uuid, title: Type.String(), page: Type.String(), type: Type.String({ description: 'The signal type' }), severity: SeverityEnum,
-  status: IssueStatusEnum, session_count: Int, last_seen_at: IsoTime,
-});
+  status: IssueStatusEnum, session_count: Type.Integer({ description: 'Sessions affected over the last 24 hours' }), last_seen_at: IsoTime,
+  priority: Type.Number({ description: 'What to fix first, 0-100 (docs/issues.md, "Priority"); the list is in priority order' }),
+  priority_reason: Type.String({ description: 'The priority in words' }),
+}, { description: 'An issue needing attention (open, triaged, in_progress or regressed)' });
 const RecentDeploy = Type.Object({
   id: Uuid, version: Type.String(), environment: Type.String(), deployed_at: IsoTime, confusion_before: Type.Number(),
   confusion_after: Nullable(Type.Number()), delta: Nullable(Type.Number()),
@@ -29,7 +31,8 @@ export const SiteContextQuery = Type.Object({ site_id: Type.Optional(SiteIdParam
 
 export const SiteContext = Type.Object({
   site_id: Type.String(), state: Type.String(), as_of: Type.Union([Type.String(), Type.Null()]), caps: Caps,
-  overall: Overall, top_pages: Type.Array(TopPage), open_issues: Type.Array(OpenIssue), open_issue_count: Type.Integer(),
+  overall: Overall, top_pages: Type.Array(TopPage), open_issues: Type.Array(OpenIssue, { description: 'Issues needing attention in priority order, the first `caps.issues`' }),
+  open_issue_count: Type.Integer({ description: 'Issues needing attention (open, triaged, in_progress, regressed), all of them' }),
   recent_deploys: Type.Array(RecentDeploy), active_alerts: Type.Array(ActiveAlert), active_alert_count: Type.Integer(),
   recommendations: Type.Array(Recommendation),
   revenue: Nullable(Type.Object({ currency: Type.String(), monthly_at_risk: Type.Number() }, { description: 'null until a conversion event is tracked' })),

@@ -2,6 +2,7 @@
 // answer stays small whatever the site's size; the sentence in `state` gives true totals.
 import type { Kysely } from 'kysely';
 import { toAlertRecord } from '../../domain/records/alert.ts';
+import { orderByPriority } from '../../domain/priority.ts';
 import { toIssueRecord } from '../../domain/records/issue.ts';
 import { ACTIVE_ALERT_STATUSES, OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
 import type { SiteRef } from '../../domain/tenancy.ts';
@@ -9,7 +10,6 @@ import { recommendationFor } from '../../pipeline/recommendations.ts';
 import { revenueAtRisk } from '../../pipeline/revenue.ts';
 import type { Database } from '../../store/tables.ts';
 import { recentDeploys } from '../deploys/recent-deploys.ts';
-import { SEVERITY_ORDER } from '../issues/service.ts';
 import { siteSummary } from '../scores/site-summary.ts';
 
 export const CONTEXT_CAPS = { pages: 10, issues: 10, deploys: 5, alerts: 10, recommendations: 5 } as const;
@@ -19,7 +19,7 @@ export async function siteContext(db: Kysely<Database>, site: SiteRef, now: numb
   const activeAlerts = db.selectFrom('alerts').where('alerts.site_id', '=', site.id).where('alerts.status', 'in', ACTIVE_ALERT_STATUSES);
   const [summary, issues, openCount, deploys, alerts, activeCount, revenue] = await Promise.all([
     siteSummary(db, site.id),
-    openIssues.selectAll().orderBy(SEVERITY_ORDER).orderBy('severity_score', 'desc').orderBy('last_seen_at', 'desc').limit(CONTEXT_CAPS.issues).execute(),
+    orderByPriority(openIssues.selectAll()).limit(CONTEXT_CAPS.issues).execute(),
     openIssues.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
     recentDeploys(db, site.id, CONTEXT_CAPS.deploys),
     activeAlerts.leftJoin('alert_rules', 'alert_rules.id', 'alerts.rule_id').selectAll('alerts').select('alert_rules.channels as rule_channels')
@@ -44,7 +44,10 @@ export async function siteContext(db: Kysely<Database>, site: SiteRef, now: numb
     caps: CONTEXT_CAPS,
     overall: { score: summary.site.overall_score, trend: summary.site.overall_trend, duck_state: summary.duck_state, active_users: summary.site.total_active_users, affected_users: summary.site.total_affected_users },
     top_pages: pages.map((p) => ({ page: p.page, score: p.score, trend: p.trend, dominant_signal: p.dominant_signal, active_users: p.active_users })),
-    open_issues: issues.map((i) => { const r = toIssueRecord(i); return { id: r.id, title: r.title, page: r.page, type: r.type, severity: r.severity, status: r.status, session_count: r.session_count, last_seen_at: r.last_seen_at }; }),
+    open_issues: issues.map((i) => {
+      const r = toIssueRecord(i);
+      return { id: r.id, title: r.title, page: r.page, type: r.type, severity: r.severity, status: r.status, session_count: r.session_count, last_seen_at: r.last_seen_at, priority: r.priority, priority_reason: r.priority_reason };
+    }),
     open_issue_count: count,
     recent_deploys: deploys.map((r) => ({ id: r.id, version: r.version, environment: r.environment, deployed_at: r.deployed_at, confusion_before: r.confusion_before, confusion_after: r.confusion_after, delta: r.delta })),
     // mcp_channel: the alert's rule names the mcp channel, so it is meant for the assistant.

@@ -18,7 +18,7 @@ export async function revenueRoutes(app: App) {
   app.get('/query/recommendations', {
     config: { access: QUERY_ACCESS },
     schema: {
-      tags: ['query'], summary: 'What to fix first: open issues by priority, each with a concrete recommendation',
+      tags: ['query'], summary: 'What to fix first: issues needing attention in priority order, each with a concrete recommendation',
       querystring: RecommendationsQuery,
       response: { 200: Envelope(Recommendations) },
     },

@@ -14,8 +14,10 @@ const IssueRevenue = Type.Object({
 });
 const Recommendation = Type.Object({
   issue_id: Uuid, title: Type.String(), page: Type.String(), element_selector: Type.String(), type: Type.String({ description: 'The signal type' }),
-  severity: SeverityEnum, status: IssueStatusEnum, affected_users: Type.Integer(), monthly_revenue_at_risk_cents: Nullable(Type.Integer()),
-  priority: Type.Number({ description: '0-100: 60 % severity score, 25 % reach, 15 % share of the revenue at risk' }),
+  severity: SeverityEnum, status: IssueStatusEnum, affected_users: Type.Integer({ description: 'Users affected over the last 24 hours (the issue\'s user_count)' }),
+  monthly_revenue_at_risk_cents: Type.Union([Type.Integer(), Type.Null()], { description: 'Monthly revenue at risk in cents (the issue\'s revenue_at_risk_cents, as of the latest pipeline cycle); null when not estimated' }),
+  priority: Type.Number({ description: 'The issue\'s priority, 0-100: users in 7 days, severity, signal weight and revenue at risk (docs/issues.md, "Priority"); the list is in this order' }),
+  priority_reason: Type.String({ description: 'The priority in words' }),
   recommendation: Type.String(), issue_url: Type.String(),
 });
 

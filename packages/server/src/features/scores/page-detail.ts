@@ -2,11 +2,11 @@
 // issues, the site's recent deploys, 30 days of annotations and the page's budgets.
 import type { Kysely } from 'kysely';
 import { ACTIVE_ALERT_STATUSES, OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
+import { orderByPriority } from '../../domain/priority.ts';
 import { DAY_MS } from '../../domain/time.ts';
 import type { Database } from '../../store/tables.ts';
 import { annotationsSince } from '../annotations/annotations-since.ts';
 import { recentDeploys } from '../deploys/recent-deploys.ts';
-import { SEVERITY_ORDER } from '../issues/service.ts';
 import { RAW_TABLES, serializeRow } from '../raw/tables.ts';
 import { pageBudgets } from './page-budgets.ts';
 import { seenPageScore, serializeHistory, serializePageScore } from './page-score.ts';
@@ -19,8 +19,8 @@ export async function pageDetail(db: Kysely<Database>, siteId: string, page: str
       .where('cycle_at', '>=', now - 7 * DAY_MS).orderBy('cycle_at', 'desc').execute(),
     db.selectFrom('alerts').selectAll().where('site_id', '=', siteId).where('page', '=', page)
       .where('status', 'in', ACTIVE_ALERT_STATUSES).orderBy('fired_at', 'desc').execute(),
-    db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).where('page', '=', page)
-      .where('status', 'in', OPEN_ISSUE_STATUSES).orderBy(SEVERITY_ORDER).orderBy('last_seen_at', 'desc').execute(),
+    orderByPriority(db.selectFrom('ux_issues').selectAll().where('site_id', '=', siteId).where('page', '=', page)
+      .where('status', 'in', OPEN_ISSUE_STATUSES)).execute(),
     recentDeploys(db, siteId, 5),
     annotationsSince(db, siteId, now - 30 * DAY_MS, page),
     topElements(db, siteId, page, { since: now - 7 * DAY_MS, until: null, device: null }, 20),

@@ -42,8 +42,8 @@ export const siteContextTool = defineTool({
       d.state,
       d.top_pages.length > 0 && 'Worst pages:',
       bullets(d.top_pages, (p) => `${p.page}: ${p.score} (${p.trend}${p.dominant_signal ? `, mostly ${p.dominant_signal}` : ''})`, 'pages'),
-      d.open_issues.length > 0 && 'Open issues, most severe first:',
-      bullets(d.open_issues, (i) => `[${i.severity}] ${i.title} (${i.status}; id ${i.id})`, 'open issues', d.open_issue_count),
+      d.open_issues.length > 0 && 'Issues needing attention, by priority (what to fix first; 0-100):',
+      bullets(d.open_issues, (i) => `${i.priority} [${i.severity}] ${i.title} (${i.status}; ${i.priority_reason}; id ${i.id})`, 'issues needing attention', d.open_issue_count),
       forYou.length > 0 && `Alerts sent to you (mcp channel): ${forYou.map((a) => `${a.message} (id ${a.id})`).join('; ')}`,
     );
   },
@@ -136,13 +136,13 @@ export const elementsTool = defineTool({
 export const recommendationsTool = defineTool({
   name: 'get_recommendations',
   title: 'What to fix first',
-  description: 'The open issues by priority (severity, reach and revenue at risk), each with a concrete recommendation.',
+  description: 'What to fix first: the issues needing attention (open, triaged, in_progress, regressed) by priority, 0-100 from users affected in 7 days, severity, signal weight and revenue at risk (the order list_issues and get_site_context use), each with a concrete recommendation.',
   input: { query: RecommendationsQuery },
   output: Recommendations,
   run: (ctx, input) => getRecommendations({ ctx, input }),
-  summarize: (d) => d.recommendations.length === 0 ? 'No open issues: nothing to fix right now.' : lines(
+  summarize: (d) => d.recommendations.length === 0 ? 'No issues need attention (open, triaged, in progress or regressed): nothing to fix right now.' : lines(
     'What to fix first:',
-    bullets(d.recommendations, (r) => `(${r.priority}) ${r.title}: ${r.recommendation} [issue ${r.issue_id}]`, 'recommendations', d.recommendations.length, 5),
+    bullets(d.recommendations, (r) => `Priority ${r.priority} of 100 (${r.priority_reason}): ${r.title}. ${r.recommendation} [issue ${r.issue_id}]`, 'recommendations', d.recommendations.length, 5),
   ),
 });
 
