@@ -19,8 +19,50 @@ export const percent = (fraction: number | null | undefined) => (fraction == nul
 /** A signed change in score: +4.9, -1.2, 0.0. */
 export const delta = (n: number | null | undefined) => (n == null || !Number.isFinite(n) ? '–' : `${n > 0 ? '+' : n < 0 ? '−' : ''}${score(Math.abs(n))}`);
 
-export const money = (amount: number, currency = 'USD') =>
-  new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: 0 }).format(amount);
+const moneyCache = new Map<string, Intl.NumberFormat | null>();
+function moneyFormat(currency: string, locale?: string) {
+  const key = `${locale ?? ''}:${currency}`;
+  if (!moneyCache.has(key)) {
+    let f: Intl.NumberFormat | null = null;
+    try {
+      f = new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: 0, maximumFractionDigits: 0 });
+    } catch { /* an unknown currency code: written out instead */ }
+    moneyCache.set(key, f);
+  }
+  return moneyCache.get(key)!;
+}
+
+/**
+ * The one money formatter: the API gives money in cents (fields ending in `_cents`), people read
+ * whole currency units. 716_700 -> $7,167; an unknown currency code is written out (7,167 XYZ).
+ */
+export function money(cents: number | null | undefined, currency = 'USD', locale?: string): string {
+  if (cents == null || !Number.isFinite(cents)) return '–';
+  const units = Math.round(cents / 100);
+  const f = moneyFormat(currency, locale);
+  return f ? f.format(units) : `${new Intl.NumberFormat(locale).format(units)} ${currency}`;
+}
+
+/** Monthly money at risk: $7,167/mo, or "not estimated" when the API gives null. */
+export const moneyPerMonth = (cents: number | null | undefined, currency = 'USD', locale?: string) =>
+  (cents == null ? 'not estimated' : `${money(cents, currency, locale)}/mo`);
+
+/** A priority for people: "priority 49.8 of 100". */
+export const priorityLabel = (p: number | null | undefined) => `priority ${score(p)} of 100`;
+
+/** How long a window is, in words: 15 minutes, 1 hour, 2 h 15 min, 24 hours, 7 days. */
+export function spanLength(ms: number): string {
+  if (!Number.isFinite(ms) || ms <= 0) return '–';
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+  const minutes = Math.round(ms / 60_000);
+  if (minutes < 60) return plural(Math.max(1, minutes), 'minute');
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes - hours * 60;
+  // Whole days read as days from 2 days on; 24 to 47 hours stay hours ("the last 24 hours").
+  if (rest === 0 && hours >= 48 && hours % 24 === 0) return plural(hours / 24, 'day');
+  if (hours >= 48) return plural(Math.round(minutes / 60), 'hour');
+  return rest === 0 ? plural(hours, 'hour') : `${hours} h ${rest} min`;
+}
 
 const localFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const shortFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
@@ -55,3 +97,6 @@ export function ago(iso: string, now = Date.now()): string {
 
 /** snake_case words for people: rage_click -> rage click. */
 export const words = (s: string) => s.replaceAll('_', ' ');
+
+/** The script tag that installs the SDK from this server, with a publishable key. */
+export const installSnippet = (origin: string, key = 'svc_pub_...') => `<script async src="${origin}/sdk.js" data-key="${key}"></script>`;
