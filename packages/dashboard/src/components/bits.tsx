@@ -1,12 +1,23 @@
 // Small shared pieces: times, scores, badges, signal marks and chips, a copy button.
 import { useState } from 'preact/hooks';
-import { ago, localTime, score, utcTime, words } from '../lib/format.ts';
+import { ago, localTime, priorityLabel, score, spanLength, utcTime, words } from '../lib/format.ts';
 import { markPath, signalStyle } from '../lib/signal-style.ts';
 
 /** A time in the browser's zone; UTC on hover. */
 export function Time({ iso, short, relative }: { iso: string | null | undefined; short?: boolean; relative?: boolean }) {
   if (!iso) return <span class="muted">–</span>;
   return <time dateTime={iso} title={utcTime(iso)}>{relative ? ago(iso) : localTime(iso, short)}</time>;
+}
+
+/** What a number covers: "the 24 hours from Nov 27, 8:45 PM to Nov 28, 8:45 PM", each end in UTC on hover. */
+export function Window({ from, to }: { from: string | null | undefined; to: string | null | undefined }) {
+  if (!from || !to) return <span class="muted">no window yet</span>;
+  return <span class="window">the {spanLength(Date.parse(to) - Date.parse(from))} from <Time iso={from} short /> to <Time iso={to} short /></span>;
+}
+
+/** A priority with its reason: the number, labelled, and the words on hover and for screen readers. */
+export function Priority({ value, reason }: { value: number; reason: string }) {
+  return <span class="priority" title={reason}>{priorityLabel(value)}<span class="sr-only">: {reason}</span></span>;
 }
 
 export function Score({ value }: { value: number | null | undefined }) {

@@ -7,9 +7,10 @@ import { href } from '../state/router.ts';
 import { canTriage } from '../state/session.ts';
 import type { ElementHeatmap as ElementHeatmapData, IssueDetail } from '../state/types.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../components/async.tsx';
-import { Badge, SignalChip, Time } from '../components/bits.tsx';
+import { Badge, Priority, SignalChip, Time } from '../components/bits.tsx';
+import { useCurrency } from '../state/currency.ts';
 import { ElementHeatmap } from '../components/element-heatmap.tsx';
-import { delta, num, percent, words } from '../lib/format.ts';
+import { delta, moneyPerMonth, num, percent, words } from '../lib/format.ts';
 
 const SETTABLE = ['open', 'triaged', 'in_progress', 'verified', 'resolved', 'ignored'] as const;
 
@@ -79,6 +80,7 @@ function ElementPresses({ site, issue }: { site: string; issue: IssueDetail }) {
 
 export function IssueScreen({ site, id }: { site: string; id: string }) {
   const issue = useApi(() => api.get<IssueDetail>(`/query/issues/${id}`, { site_id: site }), [site, id]);
+  const currency = useCurrency(site);
   return (
     <div class="screen issue">
       <p class="crumbs"><a href={href('issues')}>Issues</a> › Issue</p>
@@ -90,7 +92,8 @@ export function IssueScreen({ site, id }: { site: string; id: string }) {
               <Badge kind="severity" value={i.severity} /> <Badge kind="status" value={i.status} /> <SignalChip type={i.type} />
               {' '}on <a href={href('page', { path: i.page })}><code>{i.page}</code></a> · <code>{i.element_selector}</code>
             </p>
-            <p class="muted">{num(i.signal_count)} signals from {num(i.session_count)} sessions ({num(i.user_count)} users) · first seen <Time iso={i.first_seen_at} /> · last seen <Time iso={i.last_seen_at} /> · assigned to {i.assigned_to ?? 'nobody'}</p>
+            <p class="priority-line"><strong><Priority value={i.priority} reason={i.priority_reason} /></strong> <span class="muted">({i.priority_reason})</span></p>
+            <p class="muted">{num(i.signal_count)} signals since first seen · {num(i.session_count)} sessions and {num(i.user_count)} users in the last 24 h · {num(i.users_7d)} users in 7 days · revenue at risk {moneyPerMonth(i.revenue_at_risk_cents, currency)} · first seen <Time iso={i.first_seen_at} /> · last seen <Time iso={i.last_seen_at} /> · assigned to {i.assigned_to ?? 'nobody'}</p>
             <section class="card" aria-labelledby="is-triage">
               <h2 id="is-triage">Triage</h2>
               <Triage site={site} issue={i} reload={issue.reload} />

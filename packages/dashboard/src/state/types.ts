@@ -5,11 +5,20 @@ export interface Breakdown { signal: string; count: number; weight: number; weig
 export interface PageScore {
   page: string; score: number; trend: 'up' | 'down' | 'stable'; duck_state: string; dominant_signal: string | null;
   breakdown: Breakdown[]; active_users: number; affected_users: number; frustrated_users: number; signal_count: number;
-  stale: boolean; computed_at: string;
+  stale: boolean; computed_at: string; window_start: string; window_end: string;
 }
 export interface Scores {
-  site: { site_id: string; overall_score: number; overall_trend: 'up' | 'down' | 'stable'; pages: PageScore[]; total_active_users: number; total_affected_users: number };
-  duck_state: string; duck_label?: string; as_of: string | null;
+  site: {
+    site_id: string; overall_score: number; overall_trend: 'up' | 'down' | 'stable'; pages: PageScore[]; total_active_users: number; total_affected_users: number;
+    /** The window total_active_users and total_affected_users count (null before the first cycle). */
+    window_from: string | null; window_to: string | null;
+  };
+  duck_state: string; duck_label: string;
+  /** What set duck_state: the overall score, an active alert, or a page at flustered or worse. */
+  duck_reason: 'score' | 'alert' | 'page';
+  /** One plain sentence of the state and its reason, the one every face shows. */
+  headline: string;
+  as_of: string | null;
 }
 export interface HistoryRow { cycle_at: string; score: number; active_users: number; affected_users: number }
 export interface Annotation { id: string; page: string | null; message: string; author: string; created_at: string }
@@ -19,8 +28,15 @@ export type Severity = 'low' | 'medium' | 'high' | 'critical';
 export interface Issue {
   id: string; title: string; page: string; element_selector: string; element_label: string | null; type: string;
   severity: Severity; severity_score: number; status: string; assigned_to: string | null;
+  /** user_count and session_count: over the last 24 hours (to the latest pipeline cycle). */
   signal_count: number; session_count: number; user_count: number; first_seen_at: string; last_seen_at: string;
   ticket: { url: string; provider: string; key?: string } | null;
+  /** Users affected over the last 7 days. */
+  users_7d: number;
+  /** Monthly revenue at risk in cents; null when not estimated. */
+  revenue_at_risk_cents: number | null;
+  /** What to fix first, 0-100, and the words that explain it (the list's default order). */
+  priority: number; priority_reason: string;
 }
 export interface IssueDetail extends Issue {
   evidence: { signal_id: string; session_id: string; occurred_at: string; label: string | null; confidence: number; rx?: number; ry?: number }[];
@@ -41,15 +57,21 @@ export interface AlertDetail extends Alert { timeline: { id: string; kind: strin
 export interface Deploy {
   id: string; version: string; environment: string; deployed_at: string; commit_sha: string | null; author: string | null;
   description: string | null; url: string | null; confusion_before: number | null; confusion_after: number | null; delta: number | null;
+  /** legacy: recorded before the calibrated score scale; its after-score and delta are on the old scale. */
+  score_scale: 'calibrated' | 'legacy';
 }
 export interface DeployDetail extends Deploy {
   related_issues: { id: string; title: string; page: string; type: string; severity: Severity; status: string; relation: string; verification_result?: string | null }[];
 }
 
-export interface ElementRow { element_selector: string; label: string | null; signal_count: number; signals: Record<string, number>; dominant_signal: string; affected_users: number; recommendation: string | null }
+export interface ElementRow {
+  element_selector: string; label: string | null; signal_count: number; signals: Record<string, number>; dominant_signal: string; affected_users: number; recommendation: string | null;
+  /** The window the counts cover. */
+  window_from: string; window_to: string;
+}
 export interface Budget { rule_id: string; name: string; page_pattern: string | null; target: number; enabled: boolean; period: string; consumed_percent: number; minutes_above: number; days_over: number; status: string }
 export interface PageDetail {
-  page: string; score: PageScore; history: HistoryRow[]; elements: ElementRow[]; active_alerts: Alert[]; issues: Issue[];
+  page: string; score: PageScore | null; history: HistoryRow[]; elements: ElementRow[]; active_alerts: Alert[];
   recent_deploys: Deploy[]; annotations: Annotation[]; budgets: Budget[];
 }
 
@@ -76,3 +98,12 @@ export interface SessionDetail {
   events: SessionEvent[];
   narrative: string;
 }
+
+export interface Recommendation {
+  issue_id: string; title: string; page: string; element_selector: string; type: string; severity: Severity; status: string;
+  /** Users affected over the last 24 hours. */
+  affected_users: number;
+  monthly_revenue_at_risk_cents: number | null;
+  priority: number; priority_reason: string; recommendation: string; issue_url: string;
+}
+export interface Recommendations { currency: string; recommendations: Recommendation[] }
