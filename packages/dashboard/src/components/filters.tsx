@@ -10,12 +10,13 @@ export const asDevice = (v: string | null): DeviceClass => (DEVICE_CLASSES.inclu
 export const asRange = (v: string | null): Range => (v && v in RANGES ? v as Range : '30d');
 
 /**
- * The API's window parameter: nothing for the default 30 days, else `from` as an ISO instant.
+ * The API's window parameter: `from` as an ISO instant, for every period. Sent for the default
+ * 30 days too, because the routes' own defaults differ (heatmaps 30 days, elements 7, the
+ * friction map no lower bound) and the period must mean the same on every block.
  * No `to`: the window then runs up to the server's now, and a browser clock running ahead
  * cannot make `to` a time in the future (which the API refuses).
  */
-export function rangeQuery(range: Range, now = Date.now()): { from?: string } {
-  if (range === '30d') return {};
+export function rangeQuery(range: Range, now = Date.now()): { from: string } {
   return { from: new Date(now - RANGE_MS[range]).toISOString() };
 }
 

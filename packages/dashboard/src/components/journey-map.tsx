@@ -23,7 +23,7 @@ export function JourneyMap({ edges, active }: { edges: FrictionEdge[]; active: n
         </defs>
         {layout.links.map((l, i) => (
           <path key={`${l.from}>${l.to}`} class={`edge edge-${l.kind}${active === i ? ' active' : ''}`} d={l.d} stroke-width={l.width} marker-end="url(#arrow)" data-from={l.from} data-to={l.to}>
-            <title>{`${l.from} → ${l.to}: friction weight ${num(l.weight, 1)}`}</title>
+            <title>{`${l.from} → ${l.to}: friction weight ${num(l.weight, 1)} (sum of signal weight × confidence)`}</title>
           </path>
         ))}
         {layout.nodes.map((n) => (

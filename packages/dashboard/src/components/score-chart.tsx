@@ -62,7 +62,7 @@ export function ScoreChart({ history, days, markers, label }: { history: History
       scales: { x: { time: true, range: [from, to] }, y: { range: [y0, y1] } },
       axes: [
         { stroke: '#4a5259', grid: { stroke: '#e4e7ea' } },
-        { stroke: '#4a5259', grid: { stroke: '#e4e7ea' }, size: 44, values: (_u, ticks) => ticks.map((t) => score(t)) },
+        { stroke: '#4a5259', grid: { stroke: '#e4e7ea' }, size: 54, values: (_u, ticks) => ticks.map((t) => score(t)) },
       ],
       series: [{}, { label: 'Score', stroke: COLOURS.line, width: 2, fill: COLOURS.fill, points: { show: rows.length < 40 } }],
       plugins: [markerPlugin(inWindow)],

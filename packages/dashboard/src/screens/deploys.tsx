@@ -7,21 +7,22 @@ import { Async, Empty, useApi } from '../components/async.tsx';
 import { Badge, Time } from '../components/bits.tsx';
 import { delta, score, words } from '../lib/format.ts';
 
-/** Higher scores mean more confusion, so a rise is worse. */
-export function direction(d: Pick<Deploy, 'confusion_before' | 'confusion_after'>): 'worse' | 'better' | 'same' | 'pending' {
+/** Higher scores mean more confusion, so a rise is worse. A legacy deploy's scores straddle two scales: no direction. */
+export function direction(d: Pick<Deploy, 'confusion_before' | 'confusion_after'> & Partial<Pick<Deploy, 'score_scale'>>): 'worse' | 'better' | 'same' | 'pending' | 'legacy' {
   if (d.confusion_after == null || d.confusion_before == null) return 'pending';
+  if (d.score_scale === 'legacy') return 'legacy';
   const change = d.confusion_after - d.confusion_before;
   return Math.abs(change) < 0.05 ? 'same' : change > 0 ? 'worse' : 'better';
 }
 
+const OLD_SCALE = 'Recorded before the calibrated score scale (docs/scoring.md): its after-score and change are on the old scale and cannot be compared with newer scores.';
+
 export function DeployChange({ deploy }: { deploy: Deploy }) {
   const dir = direction(deploy);
   if (dir === 'pending') return <span class="change pending">{score(deploy.confusion_before)} → measuring…</span>;
-  return (
-    <span class={`change ${dir}`}>
-      {score(deploy.confusion_before)} → {score(deploy.confusion_after)} ({delta(deploy.confusion_after! - deploy.confusion_before!)}, {dir === 'same' ? 'no change' : dir})
-    </span>
-  );
+  const change = `${score(deploy.confusion_before)} → ${score(deploy.confusion_after)} (${delta(deploy.confusion_after! - deploy.confusion_before!)}`;
+  if (dir === 'legacy') return <span class="change legacy" title={OLD_SCALE}>{change}) <span class="badge old-scale">old scale</span></span>;
+  return <span class={`change ${dir}`}>{change}, {dir === 'same' ? 'no change' : dir})</span>;
 }
 
 function Related({ site, id }: { site: string; id: string }) {
@@ -48,7 +49,7 @@ export function DeploysScreen({ site }: { site: string }) {
   return (
     <div class="screen">
       <h1>Deploys</h1>
-      <p class="muted">Confusion across the site in the hours before and after each deploy. A rise is worse.</p>
+      <p class="muted">The site's overall score (0 to 100) when each deploy was recorded, then over the time since it (up to 48 hours). A rise is worse. A deploy marked “old scale” was measured before the calibrated scale: its after-score and change cannot be compared with newer ones.</p>
       <Async load={deploys} what="deploys">
         {(d) => d.deploys.length === 0 ? <Empty>No deploys recorded. Record them from CI with POST /v1/manage/deploys.</Empty> : (
           <ul class="deploys">

@@ -1,12 +1,15 @@
 // Page detail: score, breakdown by signal, history, the page heatmap per device class, the
-// elements with friction bars (a row opens its element heatmap), open issues, recent deploys,
-// budgets with consumption, active alerts and annotations.
+// elements with friction bars (a row opens its element heatmap), issues needing attention,
+// recent deploys, budgets with consumption, active alerts and annotations. Every block says
+// which window its numbers cover; the device and period filters apply to the history, the
+// heatmaps and the elements, and the blocks they cannot change say so.
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, navigate, route } from '../state/router.ts';
-import type { ElementHeatmap as ElementHeatmapData, ElementRow, PageDetail, PageHeatmap as PageHeatmapData } from '../state/types.ts';
+import type { ElementHeatmap as ElementHeatmapData, ElementRow, IssueList, PageDetail, PageHeatmap as PageHeatmapData, Trends } from '../state/types.ts';
+import { useCurrency } from '../state/currency.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
-import { Badge, Score, SignalChip, Time, Trend } from '../components/bits.tsx';
+import { Badge, Score, SignalChip, Time, Trend, Window } from '../components/bits.tsx';
 import { Bar } from '../components/bar.tsx';
 import { ScoreChart } from '../components/score-chart.tsx';
 import { PageHeatmap } from '../components/page-heatmap.tsx';
@@ -14,12 +17,13 @@ import { ElementHeatmap } from '../components/element-heatmap.tsx';
 import { DevicePicker, RangePicker, asDevice, asRange, rangeQuery, RANGES, type Range } from '../components/filters.tsx';
 import { AlertList } from './overview.tsx';
 import { DeployChange } from './deploys.tsx';
-import { IssueRows } from './issues.tsx';
+import { IssueColumnsNote, IssueRows } from './issues.tsx';
+import { ATTENTION_WORDS } from '../lib/issue-query.ts';
 import { num, percent, words } from '../lib/format.ts';
 import { VIEWPORTS, type DeviceClass } from '../layout/heatmap.ts';
 
 function Breakdown({ detail }: { detail: PageDetail }) {
-  const rows = detail.score.breakdown;
+  const rows = detail.score?.breakdown ?? [];
   if (rows.length === 0) return <Empty>No friction signals in the latest window.</Empty>;
   return (
     <table class="breakdown">
@@ -43,7 +47,7 @@ export function ElementsTable({ elements, selected, onOpen }: { elements: Elemen
   return (
     <div class="table-scroll">
       <table class="elements">
-        <thead><tr><th scope="col">Element</th><th scope="col">Friction</th><th scope="col">Dominant signal</th><th scope="col" class="num">Users</th><th scope="col">What to do</th></tr></thead>
+        <thead><tr><th scope="col">Element</th><th scope="col">Friction signals</th><th scope="col">Dominant signal</th><th scope="col" class="num">Users affected</th><th scope="col">What to do</th></tr></thead>
         <tbody>
           {elements.map((e) => (
             <tr key={e.element_selector} class={selected === e.element_selector ? 'selected' : undefined}>
@@ -80,6 +84,21 @@ function SelectedElement({ site, page, selector, device, range }: { site: string
   );
 }
 
+const RANGE_DAYS: Record<Range, number> = { '30d': 30, '7d': 7, '24h': 1 };
+
+function ScoreBlock({ detail }: { detail: PageDetail }) {
+  const sc = detail.score;
+  if (!sc) return <Empty>This page has been visited but not scored yet: it is scored once a pipeline cycle sees enough active users on it.</Empty>;
+  return (
+    <>
+      <p class="big"><Score value={sc.score} /> <span class="muted small">of 100</span></p>
+      <p><Badge kind="duck" value={sc.duck_state} /> · <Trend trend={sc.trend} /></p>
+      <p class="muted small">{num(sc.active_users)} active users, {num(sc.affected_users)} of them affected, in <Window from={sc.window_start} to={sc.window_end} /> (the latest pipeline cycle, <Time iso={sc.computed_at} relative />).</p>
+      <p class="muted small">The period does not change the score: it is always the latest cycle's.</p>
+    </>
+  );
+}
+
 export function PageScreen({ site, page }: { site: string; page: string }) {
   const q = route.value.query;
   const device = asDevice(q.get('device'));
@@ -92,45 +111,49 @@ export function PageScreen({ site, page }: { site: string; page: string }) {
   const filters = { site_id: site, page, device, ...rangeQuery(range) };
   const heat = useApi(() => api.get<PageHeatmapData>('/query/page-heatmap', filters), [site, page, device, range]);
   const elements = useApi(() => api.get<{ elements: ElementRow[] }>('/query/elements', filters), [site, page, device, range]);
+  const history = useApi(() => api.get<Trends>('/query/trends', { site_id: site, page, days: RANGE_DAYS[range] }), [site, page, range]);
+  const issues = useApi(() => api.get<IssueList>('/query/issues', { site_id: site, page, attention: true, limit: 50 }), [site, page]);
+  const currency = useCurrency(site);
   const open = (selector: string) => go({ el: selector });
+  const period = RANGES[range].toLowerCase();
 
   return (
     <div class="screen page-detail">
       <p class="crumbs"><a href="#/">Overview</a> › Page</p>
       <h1><code>{page}</code></h1>
+      <div class="card toolbar" role="group" aria-label="Device class and period">
+        <div class="filters">
+          <DevicePicker device={device} onChange={(d) => go({ device: d })} />
+          <RangePicker range={range} onChange={(r) => go({ range: r })} />
+        </div>
+        <p class="muted small">The period ({period}) applies to the score history, the heatmaps and the elements; the device class to the heatmaps and the elements. The score and its breakdown are the latest pipeline cycle's window, and issues count users over the last 24 hours and 7 days, whatever the period.</p>
+      </div>
       <Async load={detail} what="this page">
         {(d) => (
-          <>
-            <div class="grid two">
-              <section class="card hero" aria-labelledby="pg-score">
-                <h2 id="pg-score">Score</h2>
-                <p class="big"><Score value={d.score.score} /></p>
-                <p><Badge kind="duck" value={d.score.duck_state} /> · <Trend trend={d.score.trend} /></p>
-                <p class="muted">{num(d.score.active_users)} active users, {num(d.score.affected_users)} affected · computed <Time iso={d.score.computed_at} relative /></p>
-              </section>
-              <section class="card" aria-labelledby="pg-breakdown">
-                <h2 id="pg-breakdown">Breakdown by signal</h2>
-                <Breakdown detail={d} />
-              </section>
-            </div>
-            <section class="card" aria-labelledby="pg-history">
-              <h2 id="pg-history">Score over the last 7 days</h2>
-              <ScoreChart history={d.history} days={7} label={`Score of ${page} over 7 days`}
-                markers={[...d.recent_deploys.map((x) => ({ at: x.deployed_at, label: x.version, kind: 'deploy' as const })), ...d.annotations.map((a) => ({ at: a.created_at, label: a.message, kind: 'annotation' as const }))]} />
+          <div class="grid two">
+            <section class="card hero" aria-labelledby="pg-score">
+              <h2 id="pg-score">Score</h2>
+              <ScoreBlock detail={d} />
             </section>
-          </>
+            <section class="card" aria-labelledby="pg-breakdown">
+              <h2 id="pg-breakdown">Breakdown by signal</h2>
+              {d.score && <p class="muted small">Signals in the score's window, <Window from={d.score.window_start} to={d.score.window_end} />.</p>}
+              <Breakdown detail={d} />
+            </section>
+          </div>
         )}
       </Async>
+      <section class="card" aria-labelledby="pg-history">
+        <h2 id="pg-history">Score, {period}</h2>
+        <Async load={history} what="the score history">
+          {(h) => <ScoreChart history={h.history} days={RANGE_DAYS[range]} label={`Score of ${page}, ${period}`}
+            markers={[...(detail.data?.recent_deploys ?? []).map((x) => ({ at: x.deployed_at, label: x.score_scale === 'legacy' ? `${x.version} (old scale)` : x.version, kind: 'deploy' as const })), ...h.annotations.map((a) => ({ at: a.created_at, label: a.message, kind: 'annotation' as const }))]} />}
+        </Async>
+      </section>
 
       <section class="card" aria-labelledby="pg-heat">
-        <div class="card-head">
-          <h2 id="pg-heat">Where people struggled</h2>
-          <div class="filters">
-            <DevicePicker device={device} onChange={(d) => go({ device: d })} />
-            <RangePicker range={range} onChange={(r) => go({ range: r })} />
-          </div>
-        </div>
-        <p class="muted small">{RANGES[range]}. Points are where presses landed in the visible window, so each device class has its own frame. Choose a box to see that element up close.</p>
+        <h2 id="pg-heat">Where people struggled</h2>
+        <p class="muted small">{RANGES[range]}, {VIEWPORTS[device].name.toLowerCase()}. Points are where presses landed in the visible window, so each device class has its own frame. Choose a box to see that element up close.</p>
         <Async load={heat} what="the page heatmap">
           {(h) => h.count === 0
             ? <Empty>No rage clicks, dead clicks or disabled-control presses on this page for {VIEWPORTS[device].name.toLowerCase()} in this period.</Empty>
@@ -142,19 +165,38 @@ export function PageScreen({ site, page }: { site: string; page: string }) {
 
       <section class="card" aria-labelledby="pg-elements">
         <h2 id="pg-elements">Elements</h2>
-        <Async load={elements} what="elements">{(e) => <ElementsTable elements={e.elements} selected={selected} onOpen={open} />}</Async>
+        <Async load={elements} what="elements">
+          {(e) => (
+            <>
+              <p class="muted small" data-testid="elements-window">
+                Friction signals and affected users on {VIEWPORTS[device].name.toLowerCase()} in {e.elements[0] ? <Window from={e.elements[0].window_from} to={e.elements[0].window_to} /> : period}.
+              </p>
+              <ElementsTable elements={e.elements} selected={selected} onOpen={open} />
+            </>
+          )}
+        </Async>
       </section>
 
-      <Async load={detail} what="issues, deploys and budgets">
+      <section class="card" aria-labelledby="pg-issues">
+        <h2 id="pg-issues">Issues needing attention on this page</h2>
+        <Async load={issues} what="issues">
+          {(l) => l.issues.length === 0 ? <Empty>No issue on this page is {ATTENTION_WORDS}.</Empty> : (
+            <>
+              <p class="muted small">{num(l.total)} issue{l.total === 1 ? '' : 's'} {ATTENTION_WORDS}, in priority order; users in the last 24 h and 7 days, whatever the period.</p>
+              <IssueRows issues={l.issues} currency={currency} />
+              <IssueColumnsNote />
+            </>
+          )}
+        </Async>
+      </section>
+
+      <Async load={detail} what="deploys, budgets, alerts and annotations">
         {(d) => (
           <>
-            <section class="card" aria-labelledby="pg-issues">
-              <h2 id="pg-issues">Open issues on this page</h2>
-              {d.issues.length === 0 ? <Empty>No open issues on this page.</Empty> : <IssueRows issues={d.issues} />}
-            </section>
             <div class="grid two">
               <section class="card" aria-labelledby="pg-deploys">
                 <h2 id="pg-deploys">Recent deploys</h2>
+                <p class="muted small">The site's 5 latest deploys, with the site's overall score before and after each.</p>
                 {d.recent_deploys.length === 0 ? <Empty>No deploys recorded.</Empty> : (
                   <ul class="plain-list">{d.recent_deploys.map((x) => <li key={x.id}><strong>{x.version}</strong> · <Time iso={x.deployed_at} relative /> · <DeployChange deploy={x} /></li>)}</ul>
                 )}
@@ -165,7 +207,7 @@ export function PageScreen({ site, page }: { site: string; page: string }) {
                   <ul class="plain-list">
                     {d.budgets.map((b) => (
                       <li key={b.rule_id}>
-                        <strong>{b.name}</strong>: target {num(b.target)} ({words(b.period)}), <Badge kind="status" value={b.status} />
+                        <strong>{b.name}</strong>: target score {num(b.target)}, the current {words(b.period)} period, <Badge kind="status" value={b.status} />
                         <Bar value={b.consumed_percent} max={100} label={`${b.consumed_percent} % consumed`} colour={b.consumed_percent >= 100 ? 'var(--bad)' : 'var(--accent)'} />
                         <span class="small">{percent(b.consumed_percent / 100)} of the budget used · {num(b.minutes_above)} min above target</span>
                       </li>
