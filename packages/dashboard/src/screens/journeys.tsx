@@ -26,7 +26,7 @@ export function JourneysScreen({ site, query }: { site: string; query: URLSearch
   return (
     <div class="screen journeys">
       <h1>Friction journeys</h1>
-      <p class="muted">Where journeys between pages carried friction, in the chosen period. An edge's <strong>friction weight</strong> is the sum of signal weight × confidence over the friction signals of the sessions that took it (a rage click weighs 25, a dead click 12): wider edges carry more.</p>
+      <p class="muted">Where journeys between pages carried friction, in the chosen period. An edge's <strong>friction weight</strong> is the sum of signal weight × confidence over the friction signals on the two pages either side of each step from one to the other (by default a rage click weighs 25, a dead click 12): wider edges carry more.</p>
       <div class="filters">
         <label class="inline">
           <span>Signal</span>
