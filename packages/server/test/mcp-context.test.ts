@@ -96,8 +96,10 @@ eachDialect('GET /v1/query/mcp/context', (dialect) => {
     expect(ctx.top_pages[9].score).toBe(12.3);
   });
 
-  it('open issues: most severe first, capped at 10 of 12, ignored and resolved left out', () => {
+  it('open issues: by priority (here the severity decides: the same users, type and no estimate), capped at 10 of 12, ignored and resolved left out', () => {
     expect(ctx.open_issue_count).toBe(12);
+    const priorities = ctx.open_issues.map((i: any) => i.priority);
+    expect(priorities).toEqual([...priorities].sort((a, b) => b - a));
     expect(ctx.open_issues).toHaveLength(10);
     expect(ctx.open_issues[0]).toMatchObject({ id: issueOf['/p01'], severity: 'critical', status: 'open', type: 'rage_click', page: '/p01' });
     expect(ctx.open_issues[1]).toMatchObject({ id: issueOf['/p04'], severity: 'high' });
