@@ -178,6 +178,13 @@ describe('revenue_threshold: monthly revenue at risk crosses above threshold', (
     if (expected === null) expect(firing).toBeNull();
     else expect(firing?.conditionValue).toBe(expected);
   });
+
+  it('says the amounts as money, in the site\'s currency', () => {
+    expect(evaluateSite(rule('revenue_threshold', 200), site({ revenueAtRisk: 16459.73, currency: 'USD' }))?.message)
+      .toBe('Monthly revenue at risk is $16,460, over $200');
+    expect(evaluateSite(rule('revenue_threshold', 200), site({ revenueAtRisk: 525, currency: 'EUR' }))?.message)
+      .toBe('Monthly revenue at risk is €525, over €200');
+  });
 });
 
 describe('stalled_signups: conversions below threshold % of the same hours\' 7-day average, with min_expected', () => {

@@ -6,7 +6,8 @@
 //   revenue 20 x log10(1 + monthly revenue at risk in currency units) / log10(10001), at most 20
 //   without revenue data: no revenue part, the sum x 100 / 80.
 import { describe, expect, it } from 'vitest';
-import { comparePriority, formatMoney, issuePriority, priorityOf, type PriorityBasis } from '../src/domain/priority.ts';
+import { comparePriority, issuePriority, priorityOf, type PriorityBasis } from '../src/domain/priority.ts';
+import { formatMoney } from '../src/domain/money.ts';
 
 const TRACKED: PriorityBasis = { revenueTracked: true, currency: 'USD' };
 const UNTRACKED: PriorityBasis = { revenueTracked: false, currency: 'USD' };

@@ -5,6 +5,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import { weightResolver } from './signals.ts';
+import { formatMoney } from './money.ts';
 import { OPEN_ISSUE_STATUSES, type Severity } from './statuses.ts';
 
 /** Points of each part when the site has revenue data; without it the first three are scaled to fill 100. */
@@ -96,16 +97,6 @@ function reasonOf(input: PriorityInput, basis: PriorityBasis, weight: number): s
       : `${formatMoney(input.revenueAtRiskCents, basis.currency)}/month at risk`;
   const type = `${input.type.replace(/_/g, ' ')} (weight ${round1(weight)})`;
   return [input.severity, users, revenue, type].filter((p) => p !== null).join('; ');
-}
-
-/** Whole currency units for people: $7,167, €525; an unknown code is written out (7,167 XYZ). */
-export function formatMoney(cents: number, currency: string): string {
-  const units = Math.round(cents / 100);
-  try {
-    return new Intl.NumberFormat('en-US', { style: 'currency', currency, minimumFractionDigits: 0, maximumFractionDigits: 0 }).format(units);
-  } catch {
-    return `${units.toLocaleString('en-US')} ${currency}`;
-  }
 }
 
 // The order, once for SQL and once for JavaScript: issues needing attention (open, triaged,

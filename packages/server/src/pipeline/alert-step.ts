@@ -111,7 +111,7 @@ async function evaluateSiteRule(db: Kysely<Database>, rule: AlertRulesTable, sit
       await db.insertInto('alert_rule_state').values({ rule_id: rule.id, page: '', last_value: value, updated_at: cycleAt })
         .onConflict((oc) => oc.columns(['rule_id', 'page']).doUpdateSet({ last_value: value, updated_at: cycleAt })).execute();
     }
-    return evaluateSite(toRule(rule), { revenueAtRisk: value, previousRevenueAtRisk: state?.last_value ?? null, conversions: null, expectedConversions: null });
+    return evaluateSite(toRule(rule), { revenueAtRisk: value, currency: revenue.currency, previousRevenueAtRisk: state?.last_value ?? null, conversions: null, expectedConversions: null });
   }
   const hours = config.window_hours ?? 24;
   const events = config.event ? [config.event] : (await effectiveConfig(db, siteId, 'production')).config.revenue_config?.conversion_events ?? [...DEFAULT_CONVERSION_EVENTS];

@@ -1,6 +1,7 @@
 // Pure: when each of the nine alert triggers fires (DOMAIN.md section 5), and with what
 // severity. Loading the context and recording alerts is alert-step.ts.
 import type { TriggerType } from '../domain/alert-triggers.ts';
+import { formatMoney } from '../domain/money.ts';
 import type { AlertSeverity } from '../domain/statuses.ts';
 import { BASELINE_MS } from './scoring.ts';
 import { DAY_MS } from '../domain/time.ts';
@@ -27,6 +28,8 @@ export interface PageContext {
 export interface SiteContext {
   /** Monthly revenue at risk in currency units, and the value the rule saw last cycle. */
   revenueAtRisk: number | null;
+  /** The site's revenue currency (ISO 4217), for the message. */
+  currency?: string;
   previousRevenueAtRisk: number | null;
   /** Conversions in the window, and the same hours' average over the previous 7 days. */
   conversions: number | null;
@@ -116,7 +119,8 @@ export function evaluateSite(rule: RuleLike, ctx: SiteContext): Firing | null {
   if (rule.trigger_type === 'revenue_threshold') {
     if (ctx.revenueAtRisk === null) return null;
     const crossed = ctx.revenueAtRisk > t && (ctx.previousRevenueAtRisk === null || ctx.previousRevenueAtRisk <= t);
-    return crossed ? { conditionValue: ctx.revenueAtRisk, message: `Monthly revenue at risk is ${ctx.revenueAtRisk}, over ${t}` } : null;
+    const money = (units: number) => formatMoney(Math.round(units * 100), ctx.currency ?? 'USD');
+    return crossed ? { conditionValue: ctx.revenueAtRisk, message: `Monthly revenue at risk is ${money(ctx.revenueAtRisk)}, over ${money(t)}` } : null;
   }
   if (rule.trigger_type === 'stalled_signups') {
     const minExpected = typeof rule.config.min_expected === 'number' ? rule.config.min_expected : 10;
