@@ -230,6 +230,16 @@ eachDialect('MCP on simulated data', (dialect) => {
       }
     });
 
+    it('leads get_site_context and get_scores with the headline /query/scores gives, and says the same state', async () => {
+      const scores = await routeData(h, org.keys.mcp, '/v1/query/scores');
+      const context = await callOk(reader.client, 'get_site_context');
+      expect(context.text.split('\n')[0].startsWith(`${context.data.state.split(':')[0]}: ${scores.headline}`)).toBe(true);
+      expect(context.data.overall).toMatchObject({ duck_state: scores.duck_state, duck_reason: scores.duck_reason, headline: scores.headline });
+      const got = await callOk(reader.client, 'get_scores');
+      expect(got.text.split('\n')[0]).toBe(scores.headline);
+      if (scores.headline.includes('alert')) expect(context.text).not.toMatch(/everything normal/);
+    });
+
     it('flags and lists the alerts whose rule names the mcp channel', async () => {
       const { data } = await callOk(reader.client, 'get_site_context');
       const flagged = data.active_alerts.filter((a: { mcp_channel: boolean }) => a.mcp_channel).map((a: { id: string }) => a.id);

@@ -16133,6 +16133,7 @@ export interface operations {
                                 alerts: number;
                                 recommendations: number;
                             };
+                            /** @description The site as /query/scores gives it; active and affected users over window_from to window_to */
                             overall: {
                                 score: number;
                                 /**
@@ -16145,8 +16146,17 @@ export interface operations {
                                  * @enum {string}
                                  */
                                 duck_state: "calm" | "watching" | "alert" | "flustered" | "critical";
+                                /**
+                                 * @description What set duck_state (as /query/scores)
+                                 * @enum {string}
+                                 */
+                                duck_reason: "score" | "alert" | "page";
+                                /** @description The sentence every face shows (as /query/scores) */
+                                headline: string;
                                 active_users: number;
                                 affected_users: number;
+                                window_from: string | null;
+                                window_to: string | null;
                             };
                             top_pages: {
                                 page: string;
@@ -16248,7 +16258,9 @@ export interface operations {
                             }[];
                             revenue: {
                                 currency: string;
+                                /** @description In currency units (monthly_at_risk_cents / 100) */
                                 monthly_at_risk: number;
+                                monthly_at_risk_cents: number;
                             } | null;
                         };
                         error: null;

@@ -3,13 +3,18 @@
 import { Type } from '@sinclair/typebox';
 import { TRIGGER_TYPES } from '../../domain/alert-triggers.ts';
 import {
-  AlertSeverityEnum, AlertStatusEnum, DuckStateEnum, IsoTime, IssueStatusEnum, Nullable, OneOf, SeverityEnum, SiteIdParam, TrendEnum, Uuid,
+  AlertSeverityEnum, AlertStatusEnum, DuckStateEnum, IsoTime, IssueStatusEnum, Nullable, NullableIsoTime, OneOf, SeverityEnum, SiteIdParam, TrendEnum, Uuid,
 } from '../../domain/schema-parts.ts';
+import { DUCK_REASONS } from '../../pipeline/site-state.ts';
 import { CONTEXT_CAPS } from './site-context.ts';
 
 const Int = Type.Integer();
 const Caps = Type.Object(Object.fromEntries(Object.keys(CONTEXT_CAPS).map((k) => [k, Int])), { description: 'How many of each list are shown at most' });
-const Overall = Type.Object({ score: Type.Number(), trend: TrendEnum, duck_state: DuckStateEnum, active_users: Int, affected_users: Int });
+const Overall = Type.Object({
+  score: Type.Number(), trend: TrendEnum, duck_state: DuckStateEnum,
+  duck_reason: OneOf(DUCK_REASONS, 'What set duck_state (as /query/scores)'), headline: Type.String({ description: 'The sentence every face shows (as /query/scores)' }),
+  active_users: Int, affected_users: Int, window_from: NullableIsoTime, window_to: NullableIsoTime,
+}, { description: 'The site as /query/scores gives it; active and affected users over window_from to window_to' });
 const TopPage = Type.Object({ page: Type.String(), score: Type.Number(), trend: TrendEnum, dominant_signal: Nullable(Type.String()), active_users: Int });
 const OpenIssue = Type.Object({
   id: Uuid, title: Type.String(), page: Type.String(), type: Type.String({ description: 'The signal type' }), severity: SeverityEnum,
@@ -35,5 +40,7 @@ export const SiteContext = Type.Object({
   open_issue_count: Type.Integer({ description: 'Issues needing attention (open, triaged, in_progress, regressed), all of them' }),
   recent_deploys: Type.Array(RecentDeploy), active_alerts: Type.Array(ActiveAlert), active_alert_count: Type.Integer(),
   recommendations: Type.Array(Recommendation),
-  revenue: Nullable(Type.Object({ currency: Type.String(), monthly_at_risk: Type.Number() }, { description: 'null until a conversion event is tracked' })),
+  revenue: Nullable(Type.Object({
+    currency: Type.String(), monthly_at_risk: Type.Number({ description: 'In currency units (monthly_at_risk_cents / 100)' }), monthly_at_risk_cents: Int,
+  }, { description: 'null until a conversion event is tracked' })),
 });

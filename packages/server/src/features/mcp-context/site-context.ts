@@ -31,18 +31,23 @@ export async function siteContext(db: Kysely<Database>, site: SiteRef, now: numb
   const worst = pages[0];
   const count = Number(openCount.n);
   const active = Number(activeCount.n);
-  // One sentence, with the true totals (the lists below are capped).
+  // It leads with the headline every face shows, then the true totals (the lists below are capped).
   const state = [
-    `${site.name}: ${summary.duck_label} (overall score ${summary.site.overall_score}, trend ${summary.site.overall_trend})`,
+    `${site.name}: ${summary.headline}`,
+    `trend ${summary.site.overall_trend}`,
     worst ? `worst page ${worst.page} at ${worst.score}${worst.dominant_signal ? `, mostly ${worst.dominant_signal}` : ''}` : 'no page scored yet',
-    `${count} open issue${count === 1 ? '' : 's'} and ${active} active alert${active === 1 ? '' : 's'}.`,
+    `${count} issue${count === 1 ? '' : 's'} needing attention and ${active} active alert${active === 1 ? '' : 's'}.`,
   ].join('; ');
   return {
     site_id: site.id,
     state,
     as_of: summary.as_of,
     caps: CONTEXT_CAPS,
-    overall: { score: summary.site.overall_score, trend: summary.site.overall_trend, duck_state: summary.duck_state, active_users: summary.site.total_active_users, affected_users: summary.site.total_affected_users },
+    overall: {
+      score: summary.site.overall_score, trend: summary.site.overall_trend, duck_state: summary.duck_state, duck_reason: summary.duck_reason,
+      headline: summary.headline, active_users: summary.site.total_active_users, affected_users: summary.site.total_affected_users,
+      window_from: summary.site.window_from, window_to: summary.site.window_to,
+    },
     top_pages: pages.map((p) => ({ page: p.page, score: p.score, trend: p.trend, dominant_signal: p.dominant_signal, active_users: p.active_users })),
     open_issues: issues.map((i) => {
       const r = toIssueRecord(i);
@@ -58,6 +63,8 @@ export async function siteContext(db: Kysely<Database>, site: SiteRef, now: numb
     }),
     active_alert_count: active,
     recommendations: issues.slice(0, CONTEXT_CAPS.recommendations).map((i) => ({ issue_id: i.id, title: i.title, recommendation: recommendationFor(i.type) })),
-    revenue: revenue.tracking ? { currency: revenue.currency, monthly_at_risk: revenue.total_monthly_revenue_at_risk } : null,
+    revenue: revenue.tracking
+      ? { currency: revenue.currency, monthly_at_risk: revenue.total_monthly_revenue_at_risk, monthly_at_risk_cents: revenue.total_monthly_revenue_at_risk_cents }
+      : null,
   };
 }

@@ -57,7 +57,8 @@ export const scoresTool = defineTool({
   output: SiteScores,
   run: (ctx, input) => getSiteScores({ ctx, input }),
   summarize: (d) => lines(
-    `Overall ${d.site.overall_score} (${d.duck_state}: ${d.duck_label}), trend ${d.site.overall_trend}; ${d.site.total_active_users} active users, ${d.site.total_affected_users} affected${d.as_of ? `; as of ${d.as_of}` : '; not scored yet'}.`,
+    d.headline,
+    `Overall ${d.site.overall_score} of 100, trend ${d.site.overall_trend}; ${d.site.total_active_users} active users, ${d.site.total_affected_users} affected${d.site.window_from ? ` (${d.site.window_from} to ${d.site.window_to})` : ''}${d.as_of ? `; as of ${d.as_of}` : '; not scored yet'}.`,
     bullets(d.site.pages as Row[], (p) => `${p.page}: ${p.score} (${p.trend}${p.dominant_signal ? `, mostly ${p.dominant_signal}` : ''})`, 'pages'),
   ),
 });
