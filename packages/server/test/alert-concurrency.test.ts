@@ -24,7 +24,8 @@ eachDialect('concurrent alert evaluation', (dialect) => {
     siteId = org.site_id;
     a = api(h, org.keys.secret);
     h.clock.set(C1);
-    // /checkout: 10 visitors, 8 rage clicks from one: 200 / 10 = score 20.
+    // /checkout: 10 visitors, 8 rage clicks from one: 200 / 10 = 20 per user, 1 of 10 affected (x 1.5)
+    // = raw 30, score 100 x (1 - e^-3) = 95.
     await ingest(h, org.keys.secret, intervalTraffic(C1 - INTERVAL, [{ page: '/checkout', signals: [{ type: 'rage_click', element: 'button.pay', count: 8 }] }]));
     // Score the page with no rule yet.
     expect((await runCycle(h.store.db, siteId, C1, { intervalMs: INTERVAL, clock: h.clock })).status).toBe('done');
@@ -38,7 +39,7 @@ eachDialect('concurrent alert evaluation', (dialect) => {
       expect(r1.fired + r2.fired, `round ${round}`).toBe(1);
       const alerts = (await a.alerts()).alerts.filter((x) => x.rule_id === rule.id);
       expect(alerts, `round ${round}`).toHaveLength(1);
-      expect(alerts[0]).toMatchObject({ page: '/checkout', score_after: 20, condition_value: 20 });
+      expect(alerts[0]).toMatchObject({ page: '/checkout', score_after: 95, condition_value: 95 });
       const detail = await a.get(`/v1/query/alerts/${alerts[0].id}`);
       expect(detail.timeline.filter((t: any) => t.kind === 'fired')).toHaveLength(1);
       // Out of the way for the next round.

@@ -14,7 +14,11 @@ eachDialect('alert lifecycle', (dialect) => {
   let outsider: ReturnType<typeof api>;
   let alertIds: string[];
 
-  /** A site with one scored page (/checkout at 20) and a budget rule at 10 on all channels: five alerts. */
+  /**
+ * A site with one scored page and a budget rule at 10 on all channels: five alerts. /checkout: 10
+ * visitors, 8 rage clicks from one: 200 / 10 = 20 per user, 1 of 10 affected (x 1.5) = raw 30,
+ * score 100 x (1 - e^-3) = 95.
+ */
   beforeAll(async () => {
     const org = await h.org('Life');
     a = api(h, org.keys.secret);
@@ -35,8 +39,8 @@ eachDialect('alert lifecycle', (dialect) => {
   it('the record: rule, trigger, page, severity, message, scores before and after, breakdown, timestamps', async () => {
     const alert = await a.get(`/v1/query/alerts/${(await loud()).id}`);
     expect(alert).toMatchObject({
-      rule_name: 'Loud', trigger_type: 'budget', page: '/checkout', status: 'fired', severity: 'critical', // 20 >= 2 x 10
-      score_before: null, score_after: 20, condition_value: 20, threshold: 10,
+      rule_name: 'Loud', trigger_type: 'budget', page: '/checkout', status: 'fired', severity: 'critical', // 95 >= 81, and >= 2 x 10
+      score_before: null, score_after: 95, condition_value: 95, threshold: 10,
       breakdown: [{ signal: 'rage_click', count: 8, weight: 25, weighted_score: 200, percentage: 100 }],
       fired_at: new Date(C1).toISOString(), created_at: new Date(C1).toISOString(),
     });
@@ -44,7 +48,7 @@ eachDialect('alert lifecycle', (dialect) => {
     expect(alert.rule_id).toMatch(/^[0-9a-f-]{36}$/);
     // Fired, then the notifications queued for every pushing channel (mcp has no push).
     expect(alert.timeline.map((t: any) => t.kind)).toEqual(['fired', 'notification_queued']);
-    expect(alert.timeline[0].details).toMatchObject({ condition_value: 20, threshold: 10, score: 20 });
+    expect(alert.timeline[0].details).toMatchObject({ condition_value: 95, threshold: 10, score: 95 });
     expect([...alert.timeline[1].details.channels].sort()).toEqual(['email', 'pagerduty', 'slack', 'webhook']);
   });
 

@@ -22,6 +22,8 @@ describe('MCP Inspector CLI', () => {
     h = await createHarness('sqlite', { raisedLimits: true });
     org = await h.org('Inspected');
     const at = T0 - INTERVAL;
+    // 10 visitors, one of them rage-clicking 4 times: 4 x 25 / 10 = 10 per user, 1 of 10 affected
+    // (10 %: x 1.5) = raw 15, score 100 x (1 - e^-1.5) = 77.7.
     await ingest(h, org.keys.secret, intervalTraffic(at - INTERVAL, [{ page: '/checkout', signals: [{ type: 'rage_click', element: 'button.pay', count: 4 }] }]));
     await cycle(h, org.site_id, at);
     base = await listen(h);
@@ -52,17 +54,17 @@ describe('MCP Inspector CLI', () => {
         const result = await inspect('--method', 'tools/call', '--tool-name', 'get_page', '--tool-arg', 'page=/checkout');
         const route = (await h.app.inject({ method: 'GET', url: '/v1/query/page?page=/checkout', headers: bearer(org.keys.mcp) })).json().data;
         expect(result.structuredContent).toEqual(route);
-        expect(result.content[0].text).toContain('/checkout: score 10');
+        expect(result.content[0].text).toContain('/checkout: score 77.7 (flustered)');
       }, 60_000);
 
       it('resources/read', async () => {
         const result = await inspect('--method', 'resources/read', '--uri', 'mallard://context');
-        expect(JSON.parse(result.contents[0].text)).toMatchObject({ site_id: org.site_id, top_pages: [{ page: '/checkout', score: 10 }] });
+        expect(JSON.parse(result.contents[0].text)).toMatchObject({ site_id: org.site_id, top_pages: [{ page: '/checkout', score: 77.7 }] });
       }, 60_000);
 
       it('prompts/get', async () => {
         const result = await inspect('--method', 'prompts/get', '--prompt-name', 'diagnose_page', '--prompt-args', 'page_path=/checkout');
-        expect(result.messages[0].content.text).toContain('/checkout: score 10');
+        expect(result.messages[0].content.text).toContain('/checkout: score 77.7 (flustered)');
         expect(result.messages[0].content.text).toContain('button.pay');
       }, 60_000);
     });
