@@ -2,9 +2,12 @@
 // read back through GET /v1/query/alerts. Every expected number is worked out by hand from
 // DOMAIN.md sections 3 and 5 next to the scenario.
 //
-// Scoring recap used throughout: every page gets 10 visitors in an interval, so its window is
-// that interval alone; signals come from fewer than 10 users (multiplier 1); raw = sum of
-// weight x cf / 10. rage_click weighs 25, dead_click 12.
+// Scoring recap used throughout (DOMAIN.md 3): a page's visitors all come in one interval, and
+// there are at least 10 of them, so its window is that interval alone. raw = (sum of weight x cf)
+// / active users x the breadth multiplier of the affected share: 1.0 below 10 %, 1.5 from 10 %,
+// 2.0 from 25 %, 2.5 from 50 % (so 1 signalling visitor of 10 is 10 %: x1.5; 1 of 20 is 5 %: x1.0);
+// score = 100 x (1 - e^(-raw / 10)), one decimal. rage_click weighs 25, dead_click 12; cf is 1.
+// Alert severity: critical at score >= 81 or a condition at twice the threshold, high at score >= 61.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eachDialect, useHarness } from './helpers/harness.ts';
 import { runCycle } from '../src/pipeline/cycle.ts';
@@ -13,7 +16,11 @@ import { api, cycle, DAY, HOUR, ingest, intervalTraffic, INTERVAL, MIN, hexId, t
 const B = Date.UTC(2026, 9, 20, 0, 0, 0); // Tuesday 2026-10-20 00:00 UTC: two weeks before the harness clock
 const C = (n: number) => B + n * INTERVAL; // cycle n; its traffic is in [C(n - 1), C(n))
 const quiet = (page: string): PageTraffic => ({ page });
-const rage = (page: string, clicks: number, element = 'button.pay'): PageTraffic => ({ page, signals: [{ type: 'rage_click', element, count: clicks }] });
+/** `clicks` rage clicks, all from visitor 0, among `users` visitors (default 10). */
+const rage = (page: string, clicks: number, element = 'button.pay', users?: number): PageTraffic => ({ page, users, signals: [{ type: 'rage_click', element, count: clicks }] });
+// The spike scenario's rise: 2 rage clicks from 1 of 10 visitors (10 %: x1.5): 50 / 10 x 1.5 =
+// raw 7.5, score 100 x (1 - e^-0.75) = 100 x (1 - 0.47237) = 52.76, so 52.8.
+const SPIKE_CLICKS = 2;
 
 eachDialect('alerts through the pipeline', (dialect) => {
   const h = useHarness(dialect.name, { raisedLimits: true });
@@ -37,35 +44,35 @@ eachDialect('alerts through the pipeline', (dialect) => {
       siteId = org.site_id;
       a = api(h, org.keys.secret);
       h.clock.set(B);
-      spike = await a.createRule({ name: 'Checkout spike', trigger_type: 'spike', threshold: 15, page_pattern: '/checkout', cooldown_minutes: 60, channels: ['mcp'] });
+      spike = await a.createRule({ name: 'Checkout spike', trigger_type: 'spike', threshold: 30, page_pattern: '/checkout', cooldown_minutes: 60, channels: ['mcp'] });
       newPage = await a.createRule({ name: 'New page', trigger_type: 'new_page', threshold: 10, page_pattern: '/checkout', cooldown_minutes: 1 });
       await a.createRule({ name: 'Disabled spike', trigger_type: 'spike', threshold: 1, enabled: false });
       const later = await a.createRule({ name: 'Disabled later', trigger_type: 'spike', threshold: 1 });
       expect((await a.call('PATCH', `/v1/manage/alert-rules/${later.id}`, { enabled: false })).status).toBe(200);
     });
 
-    it('a first score is not a spike; 0 -> 20 (8 rage clicks: 200 / 10) is, with the alert record filled', async () => {
+    it('a first score is not a spike; 0 -> 52.8 (2 rage clicks from 1 of 10 visitors: 50 / 10 x 1.5 = raw 7.5) is, with the alert record filled', async () => {
       const c1 = await step(siteId, a.key, 1, [quiet('/checkout'), quiet('/pricing')]);
       expect(c1.status === 'done' && c1.alerts.fired).toBe(0);
       expect((await a.alerts()).total).toBe(0);
 
-      // /pricing rises by 20 as well, but the spike rule watches /checkout only.
-      const c2 = await step(siteId, a.key, 2, [rage('/checkout', 8), rage('/pricing', 8)]);
+      // /pricing rises by 52.8 as well, but the spike rule watches /checkout only.
+      const c2 = await step(siteId, a.key, 2, [rage('/checkout', SPIKE_CLICKS), rage('/pricing', SPIKE_CLICKS)]);
       expect(c2.status === 'done' && c2.alerts.fired).toBe(2); // the spike on /checkout and new_page on /checkout
       const { alerts, total } = await a.alerts();
       expect(total).toBe(2);
       const alert = alerts.find((x) => x.rule_id === spike.id)!;
-      // Severity: score 20 < 61 and condition 20 < 2 x 15: warning.
+      // Rise 52.8 - 0 = 52.8 >= 30. Severity: score 52.8 < 61 and condition 52.8 < 2 x 30 = 60: warning.
       expect(alert).toMatchObject({
         site_id: siteId, rule_name: 'Checkout spike', trigger_type: 'spike', page: '/checkout', severity: 'warning', status: 'fired',
-        score_before: 0, score_after: 20, condition_value: 20, threshold: 15,
+        score_before: 0, score_after: 52.8, condition_value: 52.8, threshold: 30,
         fired_at: new Date(C(2)).toISOString(), acknowledged_at: null, investigating_at: null, resolved_at: null, resolved_reason: null,
-        breakdown: [{ signal: 'rage_click', count: 8, weight: 25, weighted_score: 200, percentage: 100 }],
+        breakdown: [{ signal: 'rage_click', count: 2, weight: 25, weighted_score: 50, percentage: 100 }],
       });
       expect(alert.message).toContain('Checkout spike');
-      expect(alert.message).toContain('20');
-      // new_page: /checkout first seen at C(1), no mature baseline, 20 >= 10; severity: 20 >= 2 x 10, critical.
-      expect(alerts.find((x) => x.rule_id === newPage.id)).toMatchObject({ trigger_type: 'new_page', page: '/checkout', severity: 'critical', condition_value: 20 });
+      expect(alert.message).toContain('rose 52.8 points');
+      // new_page: /checkout first seen at C(1), no mature baseline, 52.8 >= 10; severity: 52.8 >= 2 x 10, critical.
+      expect(alerts.find((x) => x.rule_id === newPage.id)).toMatchObject({ trigger_type: 'new_page', page: '/checkout', severity: 'critical', condition_value: 52.8 });
 
       const detail = await a.get(`/v1/query/alerts/${alert.id}`);
       expect(detail).toMatchObject({ id: alert.id, status: 'fired' });
@@ -98,18 +105,18 @@ eachDialect('alerts through the pipeline', (dialect) => {
 
     it('within the cooldown (60 minutes from C2) the same rise fires nothing, even with the alert resolved', async () => {
       await step(siteId, a.key, 3, [quiet('/checkout')]);
-      const c4 = await step(siteId, a.key, 4, [rage('/checkout', 8)]); // C4 = C2 + 30 min
+      const c4 = await step(siteId, a.key, 4, [rage('/checkout', SPIKE_CLICKS)]); // 0 -> 52.8 again; C4 = C2 + 30 min
       expect(c4.status === 'done' && c4.alerts).toEqual({ fired: 0, stillFiring: 0 });
       expect((await a.alerts()).total).toBe(2);
     });
 
     it('once the cooldown is over (C6 = C2 + 60 min) a new alert fires; new_page never fires twice for a page', async () => {
       await step(siteId, a.key, 5, [quiet('/checkout')]);
-      const c6 = await step(siteId, a.key, 6, [rage('/checkout', 8)]);
+      const c6 = await step(siteId, a.key, 6, [rage('/checkout', SPIKE_CLICKS)]); // 0 -> 52.8
       expect(c6.status === 'done' && c6.alerts).toEqual({ fired: 1, stillFiring: 0 });
       const { alerts, total } = await a.alerts();
       expect(total).toBe(3);
-      expect(alerts[0]).toMatchObject({ rule_id: spike.id, status: 'fired', fired_at: new Date(C(6)).toISOString(), score_before: 0, score_after: 20 });
+      expect(alerts[0]).toMatchObject({ rule_id: spike.id, status: 'fired', fired_at: new Date(C(6)).toISOString(), score_before: 0, score_after: 52.8 });
       expect(alerts.filter((x) => x.rule_id === newPage.id)).toHaveLength(1);
       expect((await a.alerts('&status=resolved')).total).toBe(2);
       expect((await a.alerts('&status=fired')).total).toBe(1);
@@ -118,12 +125,12 @@ eachDialect('alerts through the pipeline', (dialect) => {
     it('while unresolved, the condition holding again adds "still firing"; it re-notifies once per cooldown while unacknowledged', async () => {
       const id = (await a.alerts('&status=fired')).alerts[0].id;
       await step(siteId, a.key, 7, [quiet('/checkout')]);
-      const c8 = await step(siteId, a.key, 8, [rage('/checkout', 8)]); // C6 + 30 min: no re-notification yet
+      const c8 = await step(siteId, a.key, 8, [rage('/checkout', SPIKE_CLICKS)]); // 0 -> 52.8; C6 + 30 min: no re-notification yet
       expect(c8.status === 'done' && c8.alerts).toEqual({ fired: 0, stillFiring: 1 });
       expect((await timeline(id)).map((t) => t.kind)).toEqual(['fired', 'still_firing']);
 
       await step(siteId, a.key, 9, [quiet('/checkout')]);
-      const c10 = await step(siteId, a.key, 10, [rage('/checkout', 8)]); // C6 + 60 min: notified again
+      const c10 = await step(siteId, a.key, 10, [rage('/checkout', SPIKE_CLICKS)]); // C6 + 60 min: notified again
       expect(c10.status === 'done' && c10.alerts).toEqual({ fired: 0, stillFiring: 1 });
       const t = await timeline(id);
       expect(t.map((x) => x.kind)).toEqual(['fired', 'still_firing', 'still_firing', 'renotified']);
@@ -135,7 +142,7 @@ eachDialect('alerts through the pipeline', (dialect) => {
       // Acknowledged: still firing is recorded, but nobody is notified again.
       h.clock.set(C(10) + MIN);
       await a.call('PATCH', `/v1/manage/alerts/${id}`, { status: 'acknowledged' });
-      for (let n = 11; n <= 14; n++) await step(siteId, a.key, n, [n % 2 ? quiet('/checkout') : rage('/checkout', 8)]);
+      for (let n = 11; n <= 14; n++) await step(siteId, a.key, n, [n % 2 ? quiet('/checkout') : rage('/checkout', SPIKE_CLICKS)]);
       const kinds = (await timeline(id)).map((x) => x.kind);
       expect(kinds).toEqual(['fired', 'still_firing', 'still_firing', 'renotified', 'acknowledged', 'still_firing', 'still_firing']);
     });
@@ -159,23 +166,28 @@ eachDialect('alerts through the pipeline', (dialect) => {
     let a: ReturnType<typeof api>;
     const rules: Record<string, string> = {};
 
-    // Cycle 1 scores (10 visitors each):
-    //   /checkout: 4 rage (100) + 3 dead (36) on button.pay = 136 / 10 = 13.6
-    //   /checkout/confirm: 10 rage on button.ok = 250 / 10 = 25.0
-    //   /pricing: 2 rage = 50 / 10 = 5.0
-    //   /signup: 26 rage = 650 / 10 = 65.0
-    //   /about: nothing = 0
+    // Cycle 1 scores (signals all from visitor 0):
+    //   /checkout, 20 visitors: 4 rage (100) + 3 dead (36) on button.pay = 136 / 20 = 6.8; 1 of 20
+    //     affected (5 %): x1.0; raw 6.8, score 100 x (1 - e^-0.68) = 100 x (1 - 0.50662) = 49.34: 49.3
+    //   /checkout/confirm, 10 visitors: 10 rage on button.ok = 250 / 10 = 25; 1 of 10 (10 %): x1.5;
+    //     raw 37.5, score 100 x (1 - e^-3.75) = 100 x (1 - 0.02352) = 97.648: 97.6
+    //   /pricing, 10 visitors: 1 rage = 25 / 10 = 2.5; x1.5; raw 3.75, score 100 x (1 - e^-0.375)
+    //     = 100 x (1 - 0.68729) = 31.27: 31.3
+    //   /signup, 10 visitors: 3 rage = 75 / 10 = 7.5; x1.5; raw 11.25, score 100 x (1 - e^-1.125)
+    //     = 100 x (1 - 0.32465) = 67.53: 67.5
+    //   /about, 10 visitors: nothing = 0
+    // Budget targets of 20 (the top of calm): every page but /about is over.
     beforeAll(async () => {
       const org = await h.org('Patterns');
       siteId = org.site_id;
       a = api(h, org.keys.secret);
       h.clock.set(B);
       const make = async (name: string, body: Record<string, unknown>) => { rules[name] = (await a.createRule({ name, ...body })).id; };
-      await make('exact', { trigger_type: 'budget', threshold: 4, page_pattern: '/checkout' });
-      await make('prefix', { trigger_type: 'budget', threshold: 4, page_pattern: '/checkout*' });
-      await make('all', { trigger_type: 'budget', threshold: 4 });
-      await make('exact-miss', { trigger_type: 'budget', threshold: 4, page_pattern: '/check' });
-      await make('pricing-prefix', { trigger_type: 'budget', threshold: 4, page_pattern: '/pricing*' });
+      await make('exact', { trigger_type: 'budget', threshold: 20, page_pattern: '/checkout' });
+      await make('prefix', { trigger_type: 'budget', threshold: 20, page_pattern: '/checkout*' });
+      await make('all', { trigger_type: 'budget', threshold: 20 });
+      await make('exact-miss', { trigger_type: 'budget', threshold: 20, page_pattern: '/check' });
+      await make('pricing-prefix', { trigger_type: 'budget', threshold: 20, page_pattern: '/pricing*' });
       await make('signup', { trigger_type: 'budget', threshold: 40, page_pattern: '/signup', config: { period: 'weekly' } });
       await make('disabled', { trigger_type: 'budget', threshold: 0, enabled: false });
       await make('co7', { trigger_type: 'co_occurrence', threshold: 7 });
@@ -183,8 +195,8 @@ eachDialect('alerts through the pipeline', (dialect) => {
       await make('positive', { trigger_type: 'positive', threshold: 50 });
       await make('spike', { trigger_type: 'spike', threshold: 1 });
       await step(siteId, org.keys.secret, 1, [
-        { page: '/checkout', signals: [{ type: 'rage_click', element: 'button.pay', count: 4 }, { type: 'dead_click', element: 'button.pay', by: 1, count: 3 }] },
-        rage('/checkout/confirm', 10, 'button.ok'), rage('/pricing', 2), rage('/signup', 26), quiet('/about'),
+        { page: '/checkout', users: 20, signals: [{ type: 'rage_click', element: 'button.pay', count: 4 }, { type: 'dead_click', element: 'button.pay', count: 3 }] },
+        rage('/checkout/confirm', 10, 'button.ok'), rage('/pricing', 1), rage('/signup', 3), quiet('/about'),
       ]);
     });
 
@@ -194,7 +206,7 @@ eachDialect('alerts through the pipeline', (dialect) => {
     it('exact, prefix and all-pages patterns pick the matching pages', async () => {
       expect(await pagesOf('exact')).toEqual(['/checkout']);
       expect(await pagesOf('prefix')).toEqual(['/checkout', '/checkout/confirm']);
-      expect(await pagesOf('all')).toEqual(['/checkout', '/checkout/confirm', '/pricing', '/signup']); // /about at 0 is not above 4
+      expect(await pagesOf('all')).toEqual(['/checkout', '/checkout/confirm', '/pricing', '/signup']); // /about at 0 is not above 20
       expect(await pagesOf('exact-miss')).toEqual([]);
       expect(await pagesOf('pricing-prefix')).toEqual(['/pricing']);
       expect(await pagesOf('disabled')).toEqual([]);
@@ -208,7 +220,8 @@ eachDialect('alerts through the pipeline', (dialect) => {
 
     it('co_occurrence: button.pay on /checkout shows 2 types, 4 + 3 = 7 signals', async () => {
       const [alert] = await alertsOf('co7');
-      expect(alert).toMatchObject({ page: '/checkout', condition_value: 7, threshold: 7, severity: 'warning', score_after: 13.6 });
+      // Severity: score 49.3 < 61 and 7 < 2 x 7: warning.
+      expect(alert).toMatchObject({ page: '/checkout', condition_value: 7, threshold: 7, severity: 'warning', score_after: 49.3 });
       expect(alert.message).toContain('button.pay');
       expect(await alertsOf('co8')).toHaveLength(0);
     });
@@ -216,10 +229,11 @@ eachDialect('alerts through the pipeline', (dialect) => {
     it('severities: critical at twice the threshold or score >= 81, high at >= 61, else warning; records carry the breakdown', async () => {
       const all = await alertsOf('all');
       const by = (page: string) => all.find((x) => x.page === page)!;
-      expect(by('/checkout')).toMatchObject({ severity: 'critical', score_before: null, score_after: 13.6, condition_value: 13.6 }); // 13.6 >= 8
-      expect(by('/pricing')).toMatchObject({ severity: 'warning', score_after: 5, condition_value: 5 }); // 5 < 8, score < 61
-      expect(by('/signup').severity).toBe('critical'); // 65 >= 8
-      expect((await alertsOf('signup'))[0]).toMatchObject({ severity: 'high', score_after: 65 }); // 65 < 80 = 2 x 40, 65 >= 61
+      expect(by('/checkout')).toMatchObject({ severity: 'critical', score_before: null, score_after: 49.3, condition_value: 49.3 }); // 49.3 >= 2 x 20, though < 61
+      expect(by('/pricing')).toMatchObject({ severity: 'warning', score_after: 31.3, condition_value: 31.3 }); // 31.3 < 40, score < 61
+      expect(by('/signup').severity).toBe('critical'); // 67.5 >= 40
+      expect(by('/checkout/confirm').severity).toBe('critical'); // 97.6 >= 81 (and >= 40)
+      expect((await alertsOf('signup'))[0]).toMatchObject({ severity: 'high', score_after: 67.5 }); // 67.5 < 80 = 2 x 40, 67.5 >= 61
       // 100 / 136 = 73.5 % -> 74, 36 / 136 = 26.5 % -> 26.
       expect(by('/checkout').breakdown).toEqual([
         { signal: 'rage_click', count: 4, weight: 25, weighted_score: 100, percentage: 74 },
@@ -266,17 +280,19 @@ eachDialect('alerts through the pipeline', (dialect) => {
   });
 
   describe('positive: the score crossing downward', () => {
-    it('20 -> 0 crosses below 10 once; staying below fires nothing more', async () => {
+    it('31.3 -> 0 crosses below 20 (back to calm) once; staying below fires nothing more', async () => {
       const org = await h.org('Positive');
       const a = api(h, org.keys.secret);
       h.clock.set(B);
-      const rule = await a.createRule({ name: 'Better now', trigger_type: 'positive', threshold: 10, cooldown_minutes: 1 });
-      await step(org.site_id, org.keys.secret, 1, [rage('/pricing', 8)]); // 20
-      expect((await a.alerts()).total).toBe(0);
-      await step(org.site_id, org.keys.secret, 2, [quiet('/pricing')]); // 0: crossed below 10
+      const rule = await a.createRule({ name: 'Better now', trigger_type: 'positive', threshold: 20, cooldown_minutes: 1 });
+      // 1 rage click from 1 of 10 visitors (10 %: x1.5): 25 / 10 x 1.5 = raw 3.75, score 100 x (1 - e^-0.375) = 31.27: 31.3.
+      await step(org.site_id, org.keys.secret, 1, [rage('/pricing', 1)]);
+      expect((await a.alerts()).total).toBe(0); // no previous score to fall from
+      await step(org.site_id, org.keys.secret, 2, [quiet('/pricing')]); // 0: from 31.3 >= 20 to 0 < 20, crossed
       const { alerts } = await a.alerts();
       expect(alerts).toHaveLength(1);
-      expect(alerts[0]).toMatchObject({ rule_id: rule.id, page: '/pricing', score_before: 20, score_after: 0, condition_value: 0, severity: 'warning' });
+      // Severity: score 0 < 61 and condition 0 < 2 x 20: warning.
+      expect(alerts[0]).toMatchObject({ rule_id: rule.id, page: '/pricing', score_before: 31.3, score_after: 0, condition_value: 0, severity: 'warning' });
       await a.call('PATCH', `/v1/manage/alerts/${alerts[0].id}`, { status: 'resolved' });
       await step(org.site_id, org.keys.secret, 3, [quiet('/pricing')]); // 0 -> 0: no crossing
       expect((await a.alerts()).total).toBe(1);
@@ -284,17 +300,20 @@ eachDialect('alerts through the pipeline', (dialect) => {
   });
 
   describe('anomaly and trend over a week of daily cycles', () => {
-    // Daily cycles D1..D7 at 12:00 UTC (scoring window one day, 10 visitors a day, 2 rage
-    // clicks: 50 / 10 = raw 5.0). At D8 (D1 + 7 days) the page has 7 rows over 7 days: a
-    // mature baseline of mean 5, sd 0 (so the divisor is 1); hour and weekday means are 5 too.
+    // Here every cycle has 20 visitors and the rage clicks come from one of them: 1 of 20 is 5 %,
+    // so the multiplier is 1.0 and raw = 25 x clicks / 20 moves in steps of 1.25.
+    // Daily cycles D1..D7 at 12:00 UTC (scoring window one day, 2 rage clicks: 50 / 20 = raw
+    // 2.5, score 100 x (1 - e^-0.25) = 22.1). At D8 (D1 + 7 days) the page has 7 rows over 7
+    // days: a mature baseline of mean 2.5, sd 0 (so the divisor is 1); hour and weekday means
+    // are 2.5 too.
     const D = (j: number) => Date.UTC(2026, 9, 1, 12, 0) + (j - 1) * DAY;
     async function daily(siteId: string, key: string, j: number, clicks: number) {
       h.clock.set(D(j));
-      await ingest(h, key, intervalTraffic(D(j) - INTERVAL, [rage('/checkout', clicks)]));
+      await ingest(h, key, intervalTraffic(D(j) - INTERVAL, [rage('/checkout', clicks, 'button.pay', 20)]));
       expect((await runCycle(h.store.db, siteId, D(j), { intervalMs: DAY, clock: h.clock })).status).toBe('done');
     }
 
-    it('anomaly: D8 at raw 7.5 is z = 2.5, P = 99.38 %: fires at 99, not at 99.5, and never before the baseline matures', async () => {
+    it('anomaly: D8 at raw 5.0 is z = 2.5, P = 99.38 %: fires at 99, not at 99.5, and never before the baseline matures', async () => {
       const org = await h.org('Anomaly');
       const a = api(h, org.keys.secret);
       h.clock.set(D(1) - HOUR);
@@ -303,35 +322,38 @@ eachDialect('alerts through the pipeline', (dialect) => {
       await a.createRule({ name: 'Anomaly 50', trigger_type: 'anomaly', threshold: 50, page_pattern: '/nothing' });
       for (let j = 1; j <= 7; j++) await daily(org.site_id, org.keys.secret, j, 2);
       expect((await a.alerts()).total).toBe(0);
-      await daily(org.site_id, org.keys.secret, 8, 3); // 75 / 10 = 7.5
+      await daily(org.site_id, org.keys.secret, 8, 4); // 100 / 20 = raw 5.0, score 100 x (1 - e^-0.5) = 100 x (1 - 0.60653) = 39.35: 39.3
       const page = await a.get('/v1/query/page?page=/checkout');
-      expect(page.score).toMatchObject({ score: 7.5, trend: 'up' }); // deviation (7.5 - 5) / max(0, 1) = 2.5
+      expect(page.score).toMatchObject({ score: 39.3, raw_score: 5, deviation: 2.5, trend: 'up' }); // deviation (5.0 - 2.5) / max(0, 1) = 2.5
       const { alerts } = await a.alerts();
       expect(alerts).toHaveLength(1);
-      // Phi(2.5) = 0.99379; 2 x 99 is out of reach and 7.5 < 61: warning.
-      expect(alerts[0]).toMatchObject({ rule_id: at99.id, trigger_type: 'anomaly', page: '/checkout', score_after: 7.5, condition_value: 99.38, severity: 'warning' });
+      // z = (5.0 - 2.5) / 1 = 2.5; Phi(2.5) = 0.99379; 2 x 99 is out of reach and 39.3 < 61: warning.
+      expect(alerts[0]).toMatchObject({ rule_id: at99.id, trigger_type: 'anomaly', page: '/checkout', score_after: 39.3, condition_value: 99.38, severity: 'warning' });
     });
 
-    it('trend: after D1..D7 at raw 5, 15-minute cycles at 12.5 trend from the 7th on', async () => {
+    it('trend: after D1..D7 at raw 2.5, 15-minute cycles at 6.25 trend from the 7th on', async () => {
       const org = await h.org('Trend');
       const a = api(h, org.keys.secret);
       h.clock.set(D(1) - HOUR);
-      const rule = await a.createRule({ name: 'Trending up', trigger_type: 'trend', threshold: 10 });
-      await a.createRule({ name: 'Trending up, high bar', trigger_type: 'trend', threshold: 12.6 });
+      const rule = await a.createRule({ name: 'Trending up', trigger_type: 'trend', threshold: 40 });
+      await a.createRule({ name: 'Trending up, high bar', trigger_type: 'trend', threshold: 46.6 });
       for (let j = 1; j <= 7; j++) await daily(org.site_id, org.keys.secret, j, 2);
-      // E_k = D7 + 12 h + 15 k min, 10 visitors and 5 rage clicks each: 125 / 10 = 12.5.
+      // E_k = D7 + 12 h + 15 k min, 20 visitors and 5 rage clicks from one each: 125 / 20 = raw
+      // 6.25 (x1.0), score 100 x (1 - e^-0.625) = 100 x (1 - 0.53526) = 46.47: 46.5.
       // At E_k the last 24 hours hold D7 and E1..E(k-1): k rows. At E7: 7 rows, mean
-      // (5 + 6 x 12.5) / 7 = 11.43; the 7-day mean (7 x 5 + 6 x 12.5) / 13 = 8.46, x 1.3 = 11.0;
-      // 11.43 >= 11.0 and 12.5 >= 10: fires. At E6 there are only 6 rows. The rule at 12.6 never fires.
+      // (2.5 + 6 x 6.25) / 7 = 40 / 7 = 5.71; the 7-day mean (7 x 2.5 + 6 x 6.25) / 13 = 55 / 13
+      // = 4.23, x 1.3 = 5.5; 5.71 >= 5.5 and 46.5 >= 40: fires. At E6 there are only 6 rows. The
+      // rule at 46.6 never fires (46.5 < 46.6).
       const E = (k: number) => D(7) + 12 * HOUR + k * INTERVAL;
       for (let k = 1; k <= 7; k++) {
         h.clock.set(E(k));
-        await ingest(h, org.keys.secret, intervalTraffic(E(k) - INTERVAL, [rage('/checkout', 5)]));
+        await ingest(h, org.keys.secret, intervalTraffic(E(k) - INTERVAL, [rage('/checkout', 5, 'button.pay', 20)]));
         await cycle(h, org.site_id, E(k));
         expect((await a.alerts()).total, `E${k}`).toBe(k < 7 ? 0 : 1);
       }
       const [alert] = (await a.alerts()).alerts;
-      expect(alert).toMatchObject({ rule_id: rule.id, trigger_type: 'trend', fired_at: new Date(E(7)).toISOString(), score_after: 12.5, condition_value: 12.5, severity: 'warning' });
+      // Severity: score 46.5 < 61 and condition 46.5 < 2 x 40: warning.
+      expect(alert).toMatchObject({ rule_id: rule.id, trigger_type: 'trend', fired_at: new Date(E(7)).toISOString(), score_after: 46.5, condition_value: 46.5, severity: 'warning' });
     });
   });
 
@@ -355,7 +377,9 @@ eachDialect('alerts through the pipeline', (dialect) => {
   describe('ignored issues never cause alerts', () => {
     // Cycle 1: on /checkout (button.pay) and /pricing (button.plan), visitors 0-2 each rage-click
     // once and dead-click once: 3 fires from 3 sessions per type, so four issues. Score: 3 x 25 +
-    // 3 x 12 = 111 / 10 = 11.1 on each page. The two /checkout issues are then ignored.
+    // 3 x 12 = 111 / 10 = 11.1 per user; 3 of 10 affected (30 %): x2.0; raw 22.2, score
+    // 100 x (1 - e^-2.22) = 100 x (1 - 0.10861) = 89.14: 89.1 on each page. The two /checkout
+    // issues are then ignored.
     const both = (page: string, element: string): PageTraffic => ({
       page, signals: [0, 1, 2].flatMap((by) => [{ type: 'rage_click', element, by }, { type: 'dead_click', element, by }]),
     });
@@ -374,13 +398,14 @@ eachDialect('alerts through the pipeline', (dialect) => {
       const co = await a.createRule({ name: 'Co-occurrence', trigger_type: 'co_occurrence', threshold: 2 });
       const budget = await a.createRule({ name: 'Budget', trigger_type: 'budget', threshold: 0 });
 
-      // Cycle 2, the same traffic: /checkout now scores 0 (both types ignored), /pricing 11.1.
+      // Cycle 2, the same traffic: /checkout now scores 0 (both types ignored), /pricing 89.1 again.
       await step(org.site_id, org.keys.secret, 2, [both('/checkout', 'button.pay'), both('/pricing', 'button.plan')]);
       const { alerts } = await a.alerts();
       const summary = alerts.map((x) => `${x.rule_id === np.id ? 'new_page' : x.rule_id === co.id ? 'co' : x.rule_id === budget.id ? 'budget' : '?'} ${x.page}`).sort();
-      // budget 0: /pricing's 11.1 > 0 (previous 11.1 from cycle 1 is above: no crossing either) - nothing.
+      // new_page 5: /pricing 89.1 >= 5, /checkout 0 < 5. co_occurrence 2: button.plan shows 2 types, 6 signals.
+      // budget 0: /pricing's 89.1 > 0 (previous 89.1 from cycle 1 is above: no crossing either) - nothing.
       expect(summary).toEqual(['co /pricing', 'new_page /pricing']);
-      expect(alerts.find((x) => x.rule_id === co.id)).toMatchObject({ condition_value: 6, score_after: 11.1 });
+      expect(alerts.find((x) => x.rule_id === co.id)).toMatchObject({ condition_value: 6, score_after: 89.1 });
       expect((await a.get('/v1/query/issues?status=ignored')).total).toBe(2);
     });
   });

@@ -1,23 +1,37 @@
 // GET /v1/query/mcp/context on seeded data: every section present and within its cap, with
 // values worked out by hand from DOMAIN.md.
 //
-// Seed: 10 sessions in one interval, each viewing pages /p01../p14. On page i, sessions 0-2
+// Seed: 40 sessions in one interval, each viewing pages /p01../p14. On page i, sessions 0-2
 // rage-click button.b<i> once each (3 x 25 = 75) and session 0 dead-clicks a.more<i> (i - 1)
-// times (12 each). Score of page i = (75 + 12 (i - 1)) / 10 (3 frustrated users: x1):
-// /p01 7.5, /p02 8.7, ... /p05 12.3, ... /p14 23.1. The dominant signal is dead_click from
-// /p08 on (12 x 7 = 84 > 75), rage_click below. The site: 10 visitors, overall = the mean of the
-// 14 scores (10 users each) = (7.5 + 23.1) / 2 = 15.3, calm; 3 affected users.
+// times (12 each). Page i: 40 active users, 3 affected (7.5 %, below 10 %: x1.0), so
+// raw = (75 + 12 (i - 1)) / 40 = 1.875 + 0.3 (i - 1) and score = 100 x (1 - e^(-raw / 10)):
+//   (e^-x to 5 decimals, the score to 3 before rounding to 1)
+//   /p01 raw 1.875: 100 x (1 - 0.82903) = 17.097 -> 17.1    /p08 raw 3.975: 100 x (1 - 0.67200) = 32.800 -> 32.8
+//   /p02 raw 2.175: 100 x (1 - 0.80453) = 19.547 -> 19.5    /p09 raw 4.275: 100 x (1 - 0.65214) = 34.786 -> 34.8
+//   /p03 raw 2.475: 100 x (1 - 0.78075) = 21.925 -> 21.9    /p10 raw 4.575: 100 x (1 - 0.63286) = 36.714 -> 36.7
+//   /p04 raw 2.775: 100 x (1 - 0.75768) = 24.232 -> 24.2    /p11 raw 4.875: 100 x (1 - 0.61416) = 38.584 -> 38.6
+//   /p05 raw 3.075: 100 x (1 - 0.73528) = 26.472 -> 26.5    /p12 raw 5.175: 100 x (1 - 0.59601) = 40.399 -> 40.4
+//   /p06 raw 3.375: 100 x (1 - 0.71355) = 28.645 -> 28.6    /p13 raw 5.475: 100 x (1 - 0.57839) = 42.161 -> 42.2
+//   /p07 raw 3.675: 100 x (1 - 0.69246) = 30.754 -> 30.8    /p14 raw 5.775: 100 x (1 - 0.56130) = 43.870 -> 43.9
+// The dominant signal is dead_click from /p08 on (12 x 7 = 84 > 75), rage_click below. No page
+// is flustered (all <= 60). The site: 40 visitors, 3 affected; overall = the mean of the 14
+// scores (40 users each) = 438.0 / 14 = 31.29 -> 31.3, watching by the score.
 // Each page's rage clicks (3 fires, 3 sessions) make one issue; the dead clicks (1 session) none.
+// The budget rule's target is 15: every page's first score is over it (the lowest is 17.1), and
+// its alert is critical at twice the target (score >= 30: /p07../p14), else warning (score < 61).
 import { beforeAll, expect, it } from 'vitest';
 import { eachDialect, useHarness } from './helpers/harness.ts';
 import { api, cycle, hexId, ingest, MIN, type Ev } from './helpers/alert-traffic.ts';
 
 const C = Date.UTC(2026, 10, 1, 10, 0); // the cycle time, a day before the harness clock
 const PAGES = Array.from({ length: 14 }, (_, k) => `/p${String(k + 1).padStart(2, '0')}`);
-const score = (i: number) => Math.round(75 + 12 * (i - 1)) / 10;
+/** The page scores worked out above, /p01 first. */
+const SCORES = [17.1, 19.5, 21.9, 24.2, 26.5, 28.6, 30.8, 32.8, 34.8, 36.7, 38.6, 40.4, 42.2, 43.9];
+const score = (i: number) => SCORES[i - 1];
+const SESSIONS = 40;
 
 function seed() {
-  return Array.from({ length: 10 }, (_, s) => {
+  return Array.from({ length: SESSIONS }, (_, s) => {
     const events: Ev[] = [];
     PAGES.forEach((page, k) => {
       const i = k + 1;
@@ -43,7 +57,7 @@ eachDialect('GET /v1/query/mcp/context', (dialect) => {
     const org = await h.org('Ctx');
     a = api(h, org.keys.secret);
     h.clock.set(C);
-    await a.createRule({ name: 'Budget 5', trigger_type: 'budget', threshold: 5 });
+    await a.createRule({ name: 'Budget 15', trigger_type: 'budget', threshold: 15 });
     await ingest(h, org.keys.secret, seed());
     // Six deploys, 50 to 25 minutes before the cycle; recorded before any score exists (before = 0).
     for (let k = 0; k < 6; k++) {
@@ -56,7 +70,7 @@ eachDialect('GET /v1/query/mcp/context', (dialect) => {
     for (const issue of (await a.get('/v1/query/issues?limit=50')).issues) issueOf[issue.page] = issue.id;
     expect(Object.keys(issueOf).sort()).toEqual(PAGES);
     for (const alert of (await a.alerts()).alerts) alertOf[alert.page] = alert.id;
-    expect(Object.keys(alertOf).sort()).toEqual(PAGES); // every page's first score is over 5
+    expect(Object.keys(alertOf).sort()).toEqual(PAGES); // every page's first score is over 15
 
     // Severities by hand (they stick): /p01 critical, /p04 high, /p14 low, the rest medium.
     for (const page of PAGES) {
@@ -83,17 +97,26 @@ eachDialect('GET /v1/query/mcp/context', (dialect) => {
   });
 
   it('overall state and the one-sentence summary with the true totals', () => {
-    expect(ctx.overall).toEqual({ score: 15.3, trend: 'stable', duck_state: 'calm', active_users: 10, affected_users: 3 });
-    expect(ctx.state).toBe('Ctx site: everything normal (overall score 15.3, trend stable); worst page /p14 at 23.1, mostly dead_click; 12 open issues and 13 active alerts.');
+    // The score alone reads watching (20 < 31.3 <= 40), but the active alerts (/p02../p14: /p01's
+    // is resolved) hold 8 critical ones (/p07../p14, /p14's acknowledged), which make the site at
+    // least alert; the other 5 (/p02../p06) are warnings. No page is flustered, so none is named.
+    // The site's window is the last interval [C - 15 min, C): 40 visitors, 3 affected.
+    const headline = 'alert: 8 critical alerts firing; 5 other alerts firing; overall score 31.3 of 100';
+    expect(ctx.overall).toEqual({
+      score: 31.3, trend: 'stable', duck_state: 'alert', duck_reason: 'alert', headline, active_users: SESSIONS, affected_users: 3,
+      window_from: new Date(C - 15 * MIN).toISOString(), window_to: new Date(C).toISOString(),
+    });
+    // Issues needing attention: 14 - /p02 (ignored) - /p03 (resolved) = 12; active alerts 13.
+    expect(ctx.state).toBe(`Ctx site: ${headline}; trend stable; worst page /p14 at 43.9, mostly dead_click; 12 issues needing attention and 13 active alerts.`);
     expect(ctx.state.match(/\.(\s|$)/g)).toHaveLength(1); // one sentence
   });
 
   it('top pages: the 10 highest scores, with trends and dominant signals', () => {
     expect(ctx.top_pages).toEqual([14, 13, 12, 11, 10, 9, 8, 7, 6, 5].map((i) => ({
-      page: PAGES[i - 1], score: score(i), trend: 'stable', dominant_signal: i >= 8 ? 'dead_click' : 'rage_click', active_users: 10,
+      page: PAGES[i - 1], score: score(i), trend: 'stable', dominant_signal: i >= 8 ? 'dead_click' : 'rage_click', active_users: SESSIONS,
     })));
-    expect(ctx.top_pages[0].score).toBe(23.1);
-    expect(ctx.top_pages[9].score).toBe(12.3);
+    expect(ctx.top_pages[0].score).toBe(43.9);
+    expect(ctx.top_pages[9].score).toBe(26.5);
   });
 
   it('open issues: by priority (here the severity decides: the same users, type and no estimate), capped at 10 of 12, ignored and resolved left out', () => {
@@ -120,9 +143,9 @@ eachDialect('GET /v1/query/mcp/context', (dialect) => {
 
   it('recent deploys: the 5 latest of 6, newest first, with before, after and delta', () => {
     // before: 0 (no score when recorded); after: the span from the deploy to the cycle holds
-    // the whole seed, so the same 14 scores: 15.3; delta 15.3.
+    // the whole seed (40 users and 3 affected on each page), so the same 14 scores: 31.3; delta 31.3 - 0 = 31.3.
     expect(ctx.recent_deploys.map((d: any) => d.version)).toEqual(['1.0.5', '1.0.4', '1.0.3', '1.0.2', '1.0.1']);
-    for (const d of ctx.recent_deploys) expect(d).toMatchObject({ environment: 'production', confusion_before: 0, confusion_after: 15.3, delta: 15.3 });
+    for (const d of ctx.recent_deploys) expect(d).toMatchObject({ environment: 'production', confusion_before: 0, confusion_after: 31.3, delta: 31.3 });
     expect(ctx.recent_deploys[0].deployed_at).toBe(new Date(C - 25 * MIN).toISOString());
   });
 
@@ -134,14 +157,14 @@ eachDialect('GET /v1/query/mcp/context', (dialect) => {
       expect(active.has(alert.id)).toBe(true);
       expect(['fired', 'acknowledged', 'investigating']).toContain(alert.status);
       expect(alert).toMatchObject({ trigger_type: 'budget', fired_at: new Date(C).toISOString() });
-      // Severity: condition = score; >= 10 is twice the threshold 5: critical; below, warning.
+      // Severity: condition = score; >= 30 is twice the threshold 15: critical; below, warning (every score < 61).
       const page = Number(alert.page.slice(2));
-      expect(alert.severity).toBe(score(page) >= 10 ? 'critical' : 'warning');
+      expect(alert.severity).toBe(score(page) >= 30 ? 'critical' : 'warning');
     }
   });
 
   it('revenue at risk when conversions are tracked (too few sessions for an estimate: 0)', () => {
-    expect(ctx.revenue).toEqual({ currency: 'USD', monthly_at_risk: 0 });
+    expect(ctx.revenue).toEqual({ currency: 'USD', monthly_at_risk: 0, monthly_at_risk_cents: 0 });
   });
 
   it('an empty site: every section empty, no revenue, and still one sentence', async () => {
@@ -150,9 +173,13 @@ eachDialect('GET /v1/query/mcp/context', (dialect) => {
     expect(data).toMatchObject({
       site_id: org.site_id, as_of: null, top_pages: [], open_issues: [], open_issue_count: 0, recent_deploys: [],
       active_alerts: [], active_alert_count: 0, recommendations: [], revenue: null,
-      overall: { score: 0, trend: 'stable', duck_state: 'calm' },
+      overall: { score: 0, trend: 'stable', duck_state: 'calm', duck_reason: 'score', window_from: null, window_to: null },
     });
-    expect(data.state).toBe('Empty site: everything normal (overall score 0, trend stable); no page scored yet; 0 open issues and 0 active alerts.');
+    // No scored page: the headline says so (docs/scoring.md: "no data yet", never "everything
+    // normal"); the sentence goes on after it, so the headline's own full stop is not kept.
+    const headline = 'No data yet: add the Mallard SDK to the site; its pages show here after their first visits.';
+    expect(data.overall.headline).toBe(headline);
+    expect(data.state).toBe('Empty site: No data yet: add the Mallard SDK to the site; its pages show here after their first visits; trend stable; no page scored yet; 0 issues needing attention and 0 active alerts.');
   });
 
   it('needs a credential and stays within the tenant', async () => {

@@ -172,10 +172,12 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('several processes on one
       const org = await h.org(`Cycle ${i}`);
       const path = `/cycle/${i}`;
       await hook(org, path, ['alert.fired']);
-      const rule = await api(h, org.keys.secret).createRule({ name: 'Checkout budget', trigger_type: 'budget', threshold: 10, page_pattern: '/checkout', channels: ['webhook', 'email'] });
-      // /checkout: 10 visitors, 8 rage clicks from one: score 20 in the cycle's window, over the budget of 10.
+      const rule = await api(h, org.keys.secret).createRule({ name: 'Checkout budget', trigger_type: 'budget', threshold: 20, page_pattern: '/checkout', channels: ['webhook', 'email'] });
+      // /checkout: 10 visitors, 1 rage click from one of them (10 %: x1.5): 25 / 10 x 1.5 = raw 3.75,
+      // score 100 x (1 - e^-0.375) = 100 x (1 - 0.68729) = 31.27, so 31.3 in the cycle's window:
+      // over the budget of 20 (the top of calm). /home: 10 visitors, no signal: 0.
       await ingest(h, org.keys.secret, intervalTraffic(cycleAt - INTERVAL, [
-        { page: '/checkout', signals: [{ type: 'rage_click', element: 'button.pay', count: 8 }] },
+        { page: '/checkout', signals: [{ type: 'rage_click', element: 'button.pay', count: 1 }] },
         { page: '/home' },
       ]));
       sites.push({ org, path, ruleId: rule.id });
@@ -238,7 +240,7 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('several processes on one
 
       const alerts = await h.store.db.selectFrom('alerts').selectAll().where('site_id', '=', org.site_id).execute();
       expect(alerts).toHaveLength(1);
-      expect(alerts[0]).toMatchObject({ rule_id: ruleId, page: '/checkout', score_after: 20 });
+      expect(alerts[0]).toMatchObject({ rule_id: ruleId, page: '/checkout', score_after: 31.3 });
       const timeline = await h.store.db.selectFrom('alert_timeline').select('kind').where('alert_id', '=', alerts[0].id).execute();
       expect(timeline.filter((t) => t.kind === 'fired')).toHaveLength(1);
       expect(timeline.filter((t) => t.kind === 'notification_queued')).toHaveLength(1);
