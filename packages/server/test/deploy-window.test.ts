@@ -90,7 +90,8 @@ eachDialect('deploy confusion_after', (dialect) => {
     y = (await a.call('POST', '/v1/manage/deploys', { version: 'y', deployed_at: iso(D + 1) })).body.data.id;
     // No page scores yet when they are recorded: confusion_before 0.
     expect((await a.get(`/v1/query/deploys/${x}`)).confusion_before).toBe(0);
-    // After them: 5 visitors on /checkout, one rage click: 25 / 5 = 5.0.
+    // After them: 5 visitors on /checkout, one rage click: 25 weighted, 1 of 5 affected (20 %, x1.5):
+    // 25 / 5 x 1.5 = 7.5 -> 100 x (1 - e^-0.75) = 52.763 -> 52.8.
     await send(D + 2 * MIN, visits('/checkout', D + MIN, 5, 1));
   });
 
@@ -99,36 +100,39 @@ eachDialect('deploy confusion_after', (dialect) => {
     await cycleAt(D + 5 * MIN - 1);
     expect(await afterOf(x)).toEqual(NOT_YET);
     await cycleAt(D + 5 * MIN);
-    // The 2 visitors before D are left out (with them: 75 / 7 = 10.7).
-    expect(await afterOf(x)).toEqual({ confusion_after: 5, delta: 5, pages_after: [{ page: '/checkout', score: 5, active_users: 5 }], after_computed_at: iso(D + 5 * MIN) });
+    // The 2 visitors before D are left out (with them: 75 over 7 users, 3 of 7 affected (42.9 %, x2.0):
+    // 75 / 7 x 2 = 21.4286 -> 88.3). confusion_before is 0, so delta = 52.8.
+    expect(await afterOf(x)).toEqual({ confusion_after: 52.8, delta: 52.8, pages_after: [{ page: '/checkout', score: 52.8, active_users: 5 }], after_computed_at: iso(D + 5 * MIN) });
     expect(await afterOf(y)).toEqual(NOT_YET);
     await cycleAt(D + 5 * MIN + 1);
-    expect(await afterOf(y)).toMatchObject({ confusion_after: 5, delta: 5, after_computed_at: iso(D + 5 * MIN + 1) });
+    expect(await afterOf(y)).toMatchObject({ confusion_after: 52.8, delta: 52.8, after_computed_at: iso(D + 5 * MIN + 1) });
   });
 
   it('is refreshed by every cycle up to 48 hours after the deploy, then frozen', async () => {
     expect(DEPLOY_TRACK_MS).toBe(48 * HOUR);
-    // A day later: 5 more visitors on /checkout without signals: 25 / 10 = 2.5.
+    // A day later: 5 more visitors on /checkout without signals: 25 weighted over 10 users, 1 of 10
+    // affected (10 %: 100 >= 100, x1.5): 25 / 10 x 1.5 = 3.75 -> 100 x (1 - e^-0.375) = 31.271 -> 31.3.
     await send(D + DAY - 5 * MIN, visits('/checkout', D + DAY - 10 * MIN, 5));
     await cycleAt(D + DAY);
-    expect(await afterOf(x)).toEqual({ confusion_after: 2.5, delta: 2.5, pages_after: [{ page: '/checkout', score: 2.5, active_users: 10 }], after_computed_at: iso(D + DAY) });
+    expect(await afterOf(x)).toEqual({ confusion_after: 31.3, delta: 31.3, pages_after: [{ page: '/checkout', score: 31.3, active_users: 10 }], after_computed_at: iso(D + DAY) });
 
-    // Just before 48 hours: 5 visitors on /pricing without signals: (2.5 x 10 + 0 x 5) / 15 = 1.67 -> 1.7.
+    // Just before 48 hours: 5 visitors on /pricing without signals: (31.3 x 10 + 0 x 5) / 15 = 20.867 -> 20.9.
     await send(D + 2 * DAY - 5 * MIN, visits('/pricing', D + 2 * DAY - 10 * MIN, 5));
     await cycleAt(D + 2 * DAY);
     const frozen = {
-      confusion_after: 1.7, delta: 1.7, after_computed_at: iso(D + 2 * DAY),
-      pages_after: [{ page: '/checkout', score: 2.5, active_users: 10 }, { page: '/pricing', score: 0, active_users: 5 }],
+      confusion_after: 20.9, delta: 20.9, after_computed_at: iso(D + 2 * DAY),
+      pages_after: [{ page: '/checkout', score: 31.3, active_users: 10 }, { page: '/pricing', score: 0, active_users: 5 }],
     };
     expect(await afterOf(x)).toEqual(frozen);
 
-    // At exactly 48 hours: 5 visitors on /checkout, each rage-clicking. With them /checkout is
-    // 6 x 25 / 15 = 10 and the whole (10 x 15 + 0 x 5) / 20 = 7.5.
+    // At exactly 48 hours: 5 visitors on /checkout, each rage-clicking. With them /checkout has
+    // 6 x 25 = 150 over 15 users, 6 of 15 affected (40 %, x2.0): 150 / 15 x 2 = 20
+    // -> 100 x (1 - e^-2) = 86.466 -> 86.5, and the whole (86.5 x 15 + 0 x 5) / 20 = 64.875 -> 64.9 (half up).
     await send(D + 2 * DAY + MIN, visits('/checkout', D + 2 * DAY, 5, 5));
     await cycleAt(D + 2 * DAY + 1);
     // X is past 48 hours: kept as it was. Y (1 ms younger) is refreshed one last time.
     expect(await afterOf(x)).toEqual(frozen);
-    expect(await afterOf(y)).toMatchObject({ confusion_after: 7.5, delta: 7.5, after_computed_at: iso(D + 2 * DAY + 1) });
+    expect(await afterOf(y)).toMatchObject({ confusion_after: 64.9, delta: 64.9, after_computed_at: iso(D + 2 * DAY + 1) });
     const yFinal = await afterOf(y);
 
     // Later cycles leave both alone, though the window would now hold more.

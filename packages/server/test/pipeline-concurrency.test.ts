@@ -96,15 +96,16 @@ eachDialect('concurrent pipeline cycles', (dialect) => {
 
       const pages = await primary.store.db.selectFrom('score_history').select(['page', 'score', 'active_users'])
         .where('site_id', '=', siteId).where('cycle_at', '=', t).orderBy('page').execute();
-      // /checkout: 15 active, 5 x 25 = 125, 5 frustrated (x1): 125 / 15 = 8.33 -> 8.3. /pricing: 12 active, 0.
+      // /checkout: 15 active, 5 x 25 = 125, 5 affected (33.3 %: 500 >= 375, 500 < 750: x2.0):
+      // 125 / 15 x 2 = 16.6667 -> 100 x (1 - e^-1.66667) = 81.112 -> 81.1. /pricing: 12 active, 0.
       expect(pages).toEqual([
-        { page: '/checkout', score: 8.3, active_users: 15 },
+        { page: '/checkout', score: 81.1, active_users: 15 },
         { page: '/pricing', score: 0, active_users: 12 },
       ]);
       const site = await primary.store.db.selectFrom('site_score_history').select(['overall_score', 'active_users'])
         .where('site_id', '=', siteId).where('cycle_at', '=', t).execute();
-      // Overall (8.3 x 15 + 0 x 12) / 27 = 4.61 -> 4.6.
-      expect(site).toEqual([{ overall_score: 4.6, active_users: 15 }]);
+      // Overall (81.1 x 15 + 0 x 12) / 27 = 1216.5 / 27 = 45.056 -> 45.1.
+      expect(site).toEqual([{ overall_score: 45.1, active_users: 15 }]);
     }
     console.info(`${dialect.name}: ${ROUNDS} concurrent rounds, statuses ${statuses.filter((s) => s === 'busy').length} busy / ${statuses.filter((s) => s === 'done').length} done`);
 

@@ -67,21 +67,29 @@ function stats(groups: [value: number, count: number][]) {
   return { n, mean, sd };
 }
 
-// Hand-computed values (raw scores as stored: 4 decimals).
-// Days 0-6, /checkout: 12 active, k x 20 weighted, k < 10 frustrated (x1): raw 20k / 12.
-const CHECKOUT_LOW = 3.3333; // k = 2: 40 / 12 = 3.3333 -> score 3.3
-const CHECKOUT_HIGH = 6.6667; // k = 4: 80 / 12 = 6.6667 -> score 6.7
-// /pricing: 12 / 12 = 1 -> score 1.0. Site: 12 visitors, (20k + 12) / 12, k frustrated (x1).
-const SITE_LOW = 4.3333; // 52 / 12
-const SITE_HIGH = 7.6667; // 92 / 12
+// Hand-computed values (DOMAIN.md 3: raw = weighted / active x the multiplier of the affected
+// share, 1.0 below 10 %, 1.5 to under 25 %, 2.0 to under 50 %, 2.5 from 50 %; raw stored to 4
+// decimals; score = 100 x (1 - e^(-raw / 10)) of the stored raw, one decimal).
+// Days 0-6, /checkout: 12 active, k x 20 weighted, k affected.
+// k = 2: 2 / 12 = 16.7 % (200 >= 120, 200 < 300): x1.5; 40 / 12 x 1.5 = 5 -> 100 x (1 - e^-0.5) = 39.347 -> 39.3.
+const CHECKOUT_LOW = 5;
+// k = 4: 4 / 12 = 33.3 % (400 >= 300, 400 < 600): x2.0; 80 / 12 x 2 = 13.3333 -> 100 x (1 - e^-1.33333) = 73.640 -> 73.6.
+const CHECKOUT_HIGH = 13.3333;
+// /pricing: 12 active, 12 weighted, 1 affected (1 / 12 = 8.3 %, x1.0): 12 / 12 = 1 -> 100 x (1 - e^-0.1) = 9.516 -> 9.5.
+// Site: 12 visitors, 20k + 12 weighted, k affected (visitor 0's dead click is one of them), same shares as /checkout:
+const SITE_LOW = 6.5; // k = 2: 52 / 12 x 1.5 = 6.5
+const SITE_HIGH = 15.3333; // k = 4: 92 / 12 x 2 = 15.3333
 // Day 7, cycle 10:15, window [10:00, 10:15): /checkout has 12 + 10 = 22 active, 2 x 20 + 20 x 25 =
-// 540 weighted, 2 + 10 = 12 frustrated (x1.5): 540 / 22 x 1.5 = 36.8182 -> 36.8, `watching`.
-const CHECKOUT_DAY7 = (540 / 22) * 1.5;
-// /pricing: 12 / 22 = 0.5455 -> 0.5. Site: 22 visitors, 552 weighted, 12 frustrated: 552 / 22 x 1.5.
-const SITE_DAY7 = (552 / 22) * 1.5;
+// 540 weighted, 2 + 10 = 12 affected (12 / 22 = 54.5 %, 1200 >= 1100: x2.5): 540 / 22 x 2.5 = 61.3636
+// -> 100 x (1 - e^-6.13636) = 99.784 -> 99.8, `critical`.
+const CHECKOUT_DAY7 = (540 / 22) * 2.5;
+// /pricing: 22 active, 12 weighted, 1 affected (4.5 %, x1.0): 12 / 22 = 0.5455 -> 100 x (1 - e^-0.05455) = 5.309 -> 5.3.
+// Site: 22 visitors, 552 weighted, 12 affected (54.5 %, x2.5): 552 / 22 x 2.5 = 62.7273.
+const SITE_DAY7 = (552 / 22) * 2.5;
 // Overall (active-user-weighted page scores; /help stale at 0 with its last 3 users):
-// days with k = 2: (3.3 x 12 + 1.0 x 12 + 0 x 3) / 27 = 1.911 -> 1.9; k = 4: (6.7 x 12 + 12) / 27 = 3.422 -> 3.4;
-// day 7: (36.8 x 22 + 0.5 x 22 + 0 x 3) / 47 = 17.46 -> 17.5.
+// days with k = 2: (39.3 x 12 + 9.5 x 12 + 0 x 3) / 27 = 585.6 / 27 = 21.689 -> 21.7;
+// k = 4: (73.6 x 12 + 9.5 x 12 + 0 x 3) / 27 = 997.2 / 27 = 36.933 -> 36.9;
+// day 7: (99.8 x 22 + 5.3 x 22 + 0 x 3) / 47 = 2312.2 / 47 = 49.196 -> 49.2.
 
 eachDialect('pipeline end to end', (dialect) => {
   const h = useHarness(dialect.name);
@@ -147,20 +155,22 @@ eachDialect('pipeline end to end', (dialect) => {
     expect(data.site.pages.map((p: { page: string }) => p.page)).toEqual(['/checkout', '/pricing', '/help']); // never /about
     const [checkout, pricing, help] = data.site.pages;
     expect(checkout).toMatchObject({
-      score: 36.8, trend: 'up', duck_state: 'watching', dominant_signal: 'rage_click', active_users: 22, affected_users: 12,
+      score: 99.8, trend: 'up', duck_state: 'critical', dominant_signal: 'rage_click', active_users: 22, affected_users: 12,
       frustrated_users: 12, signal_count: 22, stale: false, window_start: iso(at(7, 10, 0)), window_end: iso(at(7, 10, 30)),
       breakdown: [{ signal: 'rage_click', count: 22, weight: 25, weighted_score: 540, percentage: 100 }],
     });
     expect(checkout.raw_score).toBeCloseTo(CHECKOUT_DAY7, 4);
-    expect(pricing).toMatchObject({ score: 0.5, active_users: 22, affected_users: 1, dominant_signal: 'dead_click', stale: false });
-    expect(pricing.raw_score).toBeCloseTo(12 / 22, 4);
+    expect(pricing).toMatchObject({ score: 5.3, duck_state: 'calm', active_users: 22, affected_users: 1, dominant_signal: 'dead_click', stale: false });
+    expect(pricing.raw_score).toBeCloseTo(12 / 22, 4); // 1 of 22 affected: x1.0
     // /help: 3 users on day 0 only, so stale since day 1 10:15 with its last score kept.
     expect(help).toMatchObject({ score: 0, active_users: 3, stale: true, computed_at: iso(at(1, 10, 0)) });
-    expect(data.site.overall_score).toBe(17.5);
+    expect(data.site.overall_score).toBe(49.2);
     expect(data.site.total_active_users).toBe(22);
     expect(data.site.total_affected_users).toBe(12);
     expect(data.site.overall_trend).toBe('up');
-    expect(data.duck_state).toBe('calm');
+    // 49.2 is `alert` (40-60) by the score itself; /checkout at `critical` only asks for `watching`
+    // and no alert rule exists, so the score sets it.
+    expect(data).toMatchObject({ duck_state: 'alert', duck_reason: 'score' });
   });
 
   it('page history: every cycle since the first burst, newest first, day by day scores', async () => {
@@ -174,15 +184,17 @@ eachDialect('pipeline end to end', (dialect) => {
     expect(times[times.length - 1]).toBe(at(0, 10, 15));
     const rowAt = (t: number) => rows.find((r) => r.cycle_at === iso(t))!;
     for (let d = 0; d < 7; d++) {
-      const expected = K[d] === 2 ? { score: 3.3, raw: CHECKOUT_LOW } : { score: 6.7, raw: CHECKOUT_HIGH };
+      const expected = K[d] === 2 ? { score: 39.3, raw: CHECKOUT_LOW } : { score: 73.6, raw: CHECKOUT_HIGH };
       for (const t of [at(d, 10, 15), at(d, 23, 45), at(d + 1, 10, 0)]) {
         expect(rowAt(t).score).toBe(expected.score);
         expect(rowAt(t).raw_score).toBeCloseTo(expected.raw, 4);
         expect(rowAt(t).active_users).toBe(12);
       }
     }
-    expect(rowAt(at(7, 10, 15)).score).toBe(36.8);
-    expect(rowAt(at(7, 10, 30)).score).toBe(36.8);
+    expect(rowAt(at(7, 10, 15)).score).toBe(99.8);
+    expect(rowAt(at(7, 10, 15)).raw_score).toBeCloseTo(CHECKOUT_DAY7, 4);
+    // 10:30, window [10:00, 10:30): the same 22 users and signals (nothing since 10:15).
+    expect(rowAt(at(7, 10, 30)).score).toBe(99.8);
   });
 
   it('the baseline matures after 7 days of history: deviation and trend by hand', async () => {
@@ -192,16 +204,20 @@ eachDialect('pipeline end to end', (dialect) => {
     expect(rowAt(at(7, 10, 0))).toMatchObject({ deviation: null, trend: 'stable' });
     expect(rowAt(at(3, 12, 0))).toMatchObject({ deviation: null, trend: 'stable' });
     // At 10:15 it spans 7 days; [day 0 10:15, day 7 10:15) holds 96 rows of each of days 0-6:
-    // 4 days at 3.3333 and 3 at 6.6667.
+    // 4 days (k = 2) at 5 and 3 days (k = 4) at 13.3333.
+    // Mean (384 x 5 + 288 x 13.3333) / 672 = 5759.9904 / 672 = 8.5714; sample sd: for two values,
+    // sqrt(384 x 288 x (13.3333 - 5)^2 / (672 x 671)) = sqrt(110592 x 69.4439 / 450912) = sqrt(17.032) = 4.1270.
     const base1015 = stats([[CHECKOUT_LOW, 4 * 96], [CHECKOUT_HIGH, 3 * 96]]);
-    expect(base1015.mean).toBeCloseTo(4.7619, 4);
-    expect(base1015.sd).toBeCloseTo(1.6508, 3);
+    expect(base1015.mean).toBeCloseTo(8.5714, 4);
+    expect(base1015.sd).toBeCloseTo(4.1270, 3);
     const dev1015 = rowAt(at(7, 10, 15)).deviation!;
-    expect(dev1015).toBeCloseTo((CHECKOUT_DAY7 - base1015.mean) / base1015.sd, 3); // about 19.418
+    expect(dev1015).toBeCloseTo((CHECKOUT_DAY7 - base1015.mean) / base1015.sd, 3); // (61.3636 - 8.5714) / 4.1270 = 12.792
     expect(rowAt(at(7, 10, 15)).trend).toBe('up');
     // At 10:30 the trailing 7 days drop day 0 10:15 and take in day 7 10:15.
     const base1030 = stats([[CHECKOUT_LOW, 4 * 96 - 1], [CHECKOUT_HIGH, 3 * 96], [CHECKOUT_DAY7, 1]]);
-    expect(rowAt(at(7, 10, 30)).deviation!).toBeCloseTo((CHECKOUT_DAY7 - base1030.mean) / base1030.sd, 3); // about 15.523
+    // Mean (383 x 5 + 288 x 13.3333 + 61.3636) / 672 = 5816.3540 / 672 = 8.6553, sd about 4.5999:
+    // (61.3636 - 8.6553) / 4.5999 = 11.458.
+    expect(rowAt(at(7, 10, 30)).deviation!).toBeCloseTo((CHECKOUT_DAY7 - base1030.mean) / base1030.sd, 3);
     expect(rowAt(at(7, 10, 30)).trend).toBe('up');
   });
 
@@ -210,37 +226,45 @@ eachDialect('pipeline end to end', (dialect) => {
     expect(rows).toHaveLength(7 * 96 + 2);
     expect(rows[0].cycle_at).toBe(iso(at(7, 10, 30)));
     const rowAt = (t: number) => rows.find((r) => r.cycle_at === iso(t))!;
-    expect(rowAt(at(0, 10, 15))).toMatchObject({ score: 1.9, active_users: 12, affected_users: 2, deviation: null, trend: 'stable' });
-    expect(rowAt(at(1, 10, 15))).toMatchObject({ score: 3.4, active_users: 12, affected_users: 4 });
+    // The site row's score is the overall score (21.7 with k = 2, 36.9 with k = 4); its raw is the site-level raw.
+    expect(rowAt(at(0, 10, 15))).toMatchObject({ score: 21.7, active_users: 12, affected_users: 2, deviation: null, trend: 'stable' });
+    expect(rowAt(at(0, 10, 15)).raw_score).toBeCloseTo(SITE_LOW, 4);
+    expect(rowAt(at(1, 10, 15))).toMatchObject({ score: 36.9, active_users: 12, affected_users: 4 });
     expect(rowAt(at(1, 10, 15)).raw_score).toBeCloseTo(SITE_HIGH, 4);
-    expect(rowAt(at(6, 20, 0))).toMatchObject({ score: 1.9 });
+    expect(rowAt(at(6, 20, 0))).toMatchObject({ score: 21.7 });
     expect(rowAt(at(6, 20, 0)).raw_score).toBeCloseTo(SITE_LOW, 4);
-    expect(rowAt(at(7, 10, 0))).toMatchObject({ score: 1.9, deviation: null, trend: 'stable' });
+    expect(rowAt(at(7, 10, 0))).toMatchObject({ score: 21.7, deviation: null, trend: 'stable' });
     const now = rowAt(at(7, 10, 15));
-    expect(now).toMatchObject({ score: 17.5, active_users: 22, affected_users: 12, trend: 'up' });
+    expect(now).toMatchObject({ score: 49.2, active_users: 22, affected_users: 12, trend: 'up' });
     expect(now.raw_score).toBeCloseTo(SITE_DAY7, 4);
+    // Site baseline: 384 rows at 6.5 and 288 at 15.3333: mean (384 x 6.5 + 288 x 15.3333) / 672 =
+    // 6911.9904 / 672 = 10.2857, sd sqrt(110592 x 8.8333^2 / 450912) = sqrt(19.137) = 4.3746;
+    // deviation (62.7273 - 10.2857) / 4.3746 = 11.988.
     const base = stats([[SITE_LOW, 4 * 96], [SITE_HIGH, 3 * 96]]);
+    expect(base.mean).toBeCloseTo(10.2857, 4);
+    expect(base.sd).toBeCloseTo(4.3746, 3);
     expect(now.deviation!).toBeCloseTo((SITE_DAY7 - base.mean) / base.sd, 3);
   });
 
   it('deploy A: confusion before, null until 5 minutes after, then after and delta', async () => {
-    // Recorded at 10:11: the latest cycle (10:00) still shows day 6: overall 1.9.
+    // Recorded at 10:11: the latest cycle (10:00) still shows day 6 (k = 2): overall 21.7.
     expect(snapshots.at1015).toMatchObject({ confusion_after: null, delta: null, pages_after: null, after_computed_at: null });
     const deploy = await get(`/v1/query/deploys/${deployA}`);
     expect(deploy).toMatchObject({
-      version: '2.0.0', environment: 'production', deployed_at: iso(at(7, 10, 11)), confusion_before: 1.9,
+      version: '2.0.0', environment: 'production', deployed_at: iso(at(7, 10, 11)), confusion_before: 21.7,
       pages_before: [
-        { page: '/checkout', score: 3.3, active_users: 12 },
-        { page: '/pricing', score: 1, active_users: 12 },
+        { page: '/checkout', score: 39.3, active_users: 12 },
+        { page: '/pricing', score: 9.5, active_users: 12 },
         { page: '/help', score: 0, active_users: 3 },
       ],
     });
     // The 10:30 cycle scores [10:11, 10:30): only group Q. /checkout: 10 users, 20 rage clicks at cf 1 =
-    // 500, 10 frustrated (x1.5): 500 / 10 x 1.5 = 75. /pricing: 10 users, nothing: 0.
-    // Overall (75 x 10 + 0 x 10) / 20 = 37.5; delta 37.5 - 1.9 = 35.6 (worse).
+    // 500, 10 of 10 affected (100 %, x2.5): 500 / 10 x 2.5 = 125 -> 100 x (1 - e^-12.5) = 99.99963 -> 100.
+    // (Had P's 12 users and 2 rage clicks been counted, as at 10:15, it would read 99.8.)
+    // /pricing: 10 users, nothing: 0. Overall (100 x 10 + 0 x 10) / 20 = 50; delta 50 - 21.7 = 28.3 (worse).
     expect(deploy).toMatchObject({
-      confusion_after: 37.5, delta: 35.6, after_computed_at: iso(at(7, 10, 30)),
-      pages_after: [{ page: '/checkout', score: 75, active_users: 10 }, { page: '/pricing', score: 0, active_users: 10 }],
+      confusion_after: 50, delta: 28.3, after_computed_at: iso(at(7, 10, 30)),
+      pages_after: [{ page: '/checkout', score: 100, active_users: 10 }, { page: '/pricing', score: 0, active_users: 10 }],
     });
   });
 
@@ -249,16 +273,17 @@ eachDialect('pipeline end to end', (dialect) => {
     expect(list.total).toBe(2);
     expect(list.deploys.map((d: { id: string }) => d.id)).toEqual([deployB, deployA]); // newest first
     const b = list.deploys[0];
-    expect(b).toMatchObject({ version: '2.0.1', confusion_before: 17.5, confusion_after: null, delta: null, pages_after: null });
-    expect(b.pages_before.map((p: { page: string; score: number }) => [p.page, p.score])).toEqual([['/checkout', 36.8], ['/pricing', 0.5], ['/help', 0]]);
-    expect(list.deploys[1]).toMatchObject({ confusion_before: 1.9, confusion_after: 37.5, delta: 35.6 });
+    // Recorded at 10:20, after the 10:15 cycle: overall 49.2, the day-7 page scores.
+    expect(b).toMatchObject({ version: '2.0.1', confusion_before: 49.2, confusion_after: null, delta: null, pages_after: null });
+    expect(b.pages_before.map((p: { page: string; score: number }) => [p.page, p.score])).toEqual([['/checkout', 99.8], ['/pricing', 5.3], ['/help', 0]]);
+    expect(list.deploys[1]).toMatchObject({ confusion_before: 21.7, confusion_after: 50, delta: 28.3 });
   });
 
   it('page detail, elements, compare and annotations read the same scores', async () => {
     const note = await h.app.inject({ method: 'POST', url: '/v1/manage/annotations', headers: bearer(key), payload: { message: 'Pay button moved', page: '/checkout' } });
     expect(note.statusCode, note.body).toBe(201);
     const detail = await get('/v1/query/page?page=/checkout');
-    expect(detail.score).toMatchObject({ page: '/checkout', score: 36.8, trend: 'up' });
+    expect(detail.score).toMatchObject({ page: '/checkout', score: 99.8, trend: 'up' });
     // History of the last 7 days (since day 0 10:31): the 674 rows less day 0 10:15 and 10:30.
     expect(detail.history).toHaveLength(7 * 96);
     expect(detail.history[0].cycle_at).toBe(iso(at(7, 10, 30)));
@@ -271,9 +296,9 @@ eachDialect('pipeline end to end', (dialect) => {
     expect(elements).toHaveLength(1);
     expect(elements[0]).toMatchObject({ element_selector: 'button.pay', label: 'Pay now', signal_count: 40, signals: { rage_click: 40 }, dominant_signal: 'rage_click', affected_users: 30 });
     const compare = await get('/v1/query/compare?a=/checkout&b=/pricing');
-    expect(compare.a).toMatchObject({ page: '/checkout', score: 36.8, trend: 'up', active_users: 22, affected_users: 12 });
-    expect(compare.b).toMatchObject({ page: '/pricing', score: 0.5, active_users: 22, affected_users: 1 });
-    expect(compare.difference).toMatchObject({ score: 36.3, active_users: 0, affected_users: 11 });
+    expect(compare.a).toMatchObject({ page: '/checkout', score: 99.8, trend: 'up', active_users: 22, affected_users: 12 });
+    expect(compare.b).toMatchObject({ page: '/pricing', score: 5.3, active_users: 22, affected_users: 1 });
+    expect(compare.difference).toMatchObject({ score: 94.5, active_users: 0, affected_users: 11 }); // 99.8 - 5.3
     const trends = await get('/v1/query/trends?page=/checkout&days=1');
     expect(trends.annotations.map((a: { message: string }) => a.message)).toEqual(['Pay button moved']);
   });
@@ -282,8 +307,8 @@ eachDialect('pipeline end to end', (dialect) => {
     await cycle(at(7, 10, 30));
     const rows = (await get('/v1/query/trends?page=/checkout&days=1')).history as { cycle_at: string; score: number }[];
     expect(rows.filter((r) => r.cycle_at === iso(at(7, 10, 30)))).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ cycle_at: iso(at(7, 10, 30)), score: 36.8 });
-    expect((await get('/v1/query/scores')).site.overall_score).toBe(17.5);
+    expect(rows[0]).toMatchObject({ cycle_at: iso(at(7, 10, 30)), score: 99.8 });
+    expect((await get('/v1/query/scores')).site.overall_score).toBe(49.2);
   });
 });
 
@@ -320,7 +345,8 @@ eachDialect('deploys and ignored issues', (dialect) => {
         await send(hex(group, 0, i), events);
       }
     }
-    // 12:00: 10 active, 3 x 25 + 3 x 12 = 111, 6 frustrated (x1): 11.1.
+    // 12:00: 10 active, 3 x 25 + 3 x 12 = 111, 6 of 10 affected (60 %, x2.5): 111 / 10 x 2.5 = 27.75
+    // -> 100 x (1 - e^-2.775) = 93.765 -> 93.8.
     await cycle(T, org.site_id);
     h.clock.set(T + MIN);
     const issues = (await h.app.inject({ method: 'GET', url: '/v1/query/issues', headers: bearer(key) })).json().data.issues as { id: string; type: string }[];
@@ -332,15 +358,18 @@ eachDialect('deploys and ignored issues', (dialect) => {
     h.clock.set(T + 2 * MIN);
     const created = await h.app.inject({ method: 'POST', url: '/v1/manage/deploys', headers: bearer(key), payload: { version: '3.1.0' } });
     expect(created.statusCode, created.body).toBe(201);
-    expect(created.json().data.confusion_before).toBe(11.1);
+    expect(created.json().data.confusion_before).toBe(93.8);
 
     // 12:15: [12:02, 12:15) holds the second group; the rage clicks are ignored since 12:01, so
-    // 3 x 12 = 36 over 10 users, 3 frustrated: 3.6; delta 3.6 - 11.1 = -7.5. The page score agrees.
+    // 3 x 12 = 36 over 10 users, and only the 3 dead-clickers are affected (30 %, x2.0):
+    // 36 / 10 x 2 = 7.2 -> 100 x (1 - e^-0.72) = 51.325 -> 51.3; delta 51.3 - 93.8 = -42.5. The page
+    // score agrees. (With the rage clicks: 93.8 again; with their weight gone but their 3 users still
+    // counted as affected, 60 %: 36 / 10 x 2.5 = 9 -> 59.3.)
     await cycle(T + 15 * MIN, org.site_id);
     h.clock.set(T + 16 * MIN);
     const deploy = (await h.app.inject({ method: 'GET', url: `/v1/query/deploys/${created.json().data.id}`, headers: bearer(key) })).json().data;
-    expect(deploy).toMatchObject({ confusion_before: 11.1, confusion_after: 3.6, delta: -7.5, pages_after: [{ page: '/checkout', score: 3.6, active_users: 10 }] });
+    expect(deploy).toMatchObject({ confusion_before: 93.8, confusion_after: 51.3, delta: -42.5, pages_after: [{ page: '/checkout', score: 51.3, active_users: 10 }] });
     const scores = (await h.app.inject({ method: 'GET', url: '/v1/query/scores', headers: bearer(key) })).json().data;
-    expect(scores.site.pages[0]).toMatchObject({ page: '/checkout', score: 3.6, dominant_signal: 'dead_click', affected_users: 3 });
+    expect(scores.site.pages[0]).toMatchObject({ page: '/checkout', score: 51.3, dominant_signal: 'dead_click', affected_users: 3 });
   });
 });

@@ -10,8 +10,8 @@
 // Expected, per visitor: 1 rage_click (#broken), 1 disabled_element_attempt (#pay),
 // 1 error_encounter (#apply: one signal per user action); nothing for the link.
 // /shop: 3 active users; rage 3 x 25 = 75 beats disabled 3 x 20 and error 3 x 20, so
-// rage_click is the dominant signal, and the score is 195 / 3 = 65. Each cluster has 3 fires
-// from 3 sessions: 3 issues.
+// rage_click is the dominant signal; 195 / 3 = 65 per user, all 3 affected (x2.5): raw 162.5,
+// score 100 x (1 - e^-16.25) -> 100.0. Each cluster has 3 fires from 3 sessions: 3 issues.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -154,7 +154,7 @@ describe.skipIf(!chromiumReady)('the SDK in Chromium against a real server', () 
     expect(result.status).toBe('done');
   });
 
-  it('scores /shop by hand: 65, rage_click dominant; /next 0; the site 32.5', async () => {
+  it('scores /shop by hand: raw 162.5, score 100, rage_click dominant; /next 0; the site 50', async () => {
     // Every fire counts at confidence 1: a rage burst of 4 clicks (one above the minimum of 3)
     // well inside half the 2-second window, and the other two detectors always say 1.
     for (const sid of sessions) {
@@ -166,11 +166,12 @@ describe.skipIf(!chromiumReady)('the SDK in Chromium against a real server', () 
     expect(site.pages.map((p: { page: string }) => p.page), JSON.stringify(site.pages)).toEqual(['/shop', '/next']);
     const [shopRow, nextRow] = site.pages;
     // /shop (DOMAIN.md 3): rage 3 x 25 = 75, disabled 3 x 20 = 60, error 3 x 20 = 60; 195 over
-    // 3 active users = 65; 3 frustrated users, multiplier 1: 65.0, `flustered` (60-80).
+    // 3 active users = 65; 3 of 3 affected (100 %, x2.5): raw 65 x 2.5 = 162.5;
+    // score 100 x (1 - e^-16.25) = 100 x (1 - 8.8e-8) = 99.999991 -> 100.0, `critical` (above 80).
     // Percentages of 195: 75 -> 38 %, 60 -> 31 %; ties sorted by type name.
     expect(shopRow).toMatchObject({
-      score: 65, raw_score: 65, active_users: 3, affected_users: 3, frustrated_users: 3, signal_count: 9,
-      dominant_signal: 'rage_click', duck_state: 'flustered', stale: false,
+      score: 100, raw_score: 162.5, active_users: 3, affected_users: 3, frustrated_users: 3, signal_count: 9,
+      dominant_signal: 'rage_click', duck_state: 'critical', stale: false,
       breakdown: [
         { signal: 'rage_click', count: 3, weight: 25, weighted_score: 75, percentage: 38 },
         { signal: 'disabled_element_attempt', count: 3, weight: 20, weighted_score: 60, percentage: 31 },
@@ -179,9 +180,10 @@ describe.skipIf(!chromiumReady)('the SDK in Chromium against a real server', () 
     });
     // /next: the same 3 visitors, nothing wrong.
     expect(nextRow).toMatchObject({ score: 0, active_users: 3, affected_users: 0, signal_count: 0, dominant_signal: null, breakdown: [] });
-    // The site: (65 x 3 + 0 x 3) / 6 = 32.5, `watching` (20-40); its 3 visitors, all affected.
-    expect(site).toMatchObject({ overall_score: 32.5, total_active_users: 3, total_affected_users: 3 });
-    expect(data.duck_state).toBe('watching');
+    // The site: (100 x 3 + 0 x 3) / 6 = 50, `alert` (40-60) by the score itself (/shop at `critical`
+    // only asks for `watching`; no alert rule exists); its 3 visitors, all affected.
+    expect(site).toMatchObject({ overall_score: 50, total_active_users: 3, total_affected_users: 3 });
+    expect(data).toMatchObject({ duck_state: 'alert', duck_reason: 'score' });
   });
 
   it('opens the expected issues', async () => {
