@@ -177,7 +177,7 @@ eachDialect('GET /v1/query/mcp/context', (dialect) => {
     });
     // No scored page: the headline says so (docs/scoring.md: "no data yet", never "everything
     // normal"); the sentence goes on after it, so the headline's own full stop is not kept.
-    const headline = 'No data yet: add the Mallard SDK to the site; its pages show here after their first visits.';
+    const headline = 'No data yet: add the Mallard SDK to the site; its pages show here after their first visits';
     expect(data.overall.headline).toBe(headline);
     expect(data.state).toBe('Empty site: No data yet: add the Mallard SDK to the site; its pages show here after their first visits; trend stable; no page scored yet; 0 issues needing attention and 0 active alerts.');
   });

@@ -171,7 +171,7 @@ const weeklySummary: PromptDef = {
     const worst = (scores.site.pages as Row[]).slice(0, 3);
     return lines(
       `The last 7 days (to ${new Date(ctx.now).toISOString()}):`,
-      `- ${scores.headline.replace(/\.$/, '')}.`,
+      `- ${scores.headline}.`,
       `- Overall score now ${scores.site.overall_score} of 100, trend ${scores.site.overall_trend}${history.length ? `; a week ago ${history[history.length - 1]}` : ''}.`,
       worst.length > 0 && `- Worst pages: ${worst.map((p) => `${p.page} ${p.score}`).join(', ')}.`,
       `- Issues: ${opened.length} new (${opened.filter((i) => i.severity === 'critical' || i.severity === 'high').length} high or critical), ${closed.length} resolved or verified, ${regressed.length} regressed.`,

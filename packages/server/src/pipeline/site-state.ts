@@ -32,7 +32,7 @@ export function siteState(input: SiteStateInput): SiteState {
   if (input.pages.length === 0) {
     return {
       duck_state: 'calm', duck_label: 'no data yet', duck_reason: 'score',
-      headline: 'No data yet: add the Mallard SDK to the site; its pages show here after their first visits.',
+      headline: 'No data yet: add the Mallard SDK to the site; its pages show here after their first visits',
     };
   }
   const critical = input.activeAlerts.filter((s) => s === 'critical').length;
