@@ -98,6 +98,17 @@ eachDialect('issue priority', (dialect) => {
     await ok(h, key, 'PATCH', `/v1/manage/issues/${row.id}`, { severity: 'medium' });
     await cycle(h, org.site_id, C + 30 * MIN);
     expect(await issueRow(h, org.site_id)).toMatchObject({ severity: 'medium', priority: 44.2, priority_reason: 'medium; 5 users in 7 days; rage click (weight 30)' });
+
+    // The 7-day users are read again at most hourly: a new visitor at C + 40 min shows from the
+    // cycle at C + 60 min (an hour after C, when they were read), not at C + 45 min.
+    h.clock.set(C + 41 * MIN);
+    await sendVisits(h, org, prefix, [{ n: 9, page: '/checkout', at: C + 40 * MIN, signals: [PAY] }]);
+    await cycle(h, org.site_id, C + 45 * MIN);
+    expect(await issueRow(h, org.site_id)).toMatchObject({ users_7d: 5, priority_inputs_at: C });
+    h.clock.set(C + 60 * MIN);
+    await cycle(h, org.site_id, C + 60 * MIN);
+    // (35 x log10(7) / log10(1001) = 9.8580 + 15 + 11.25) x 1.25 = 45.135 -> 45.1.
+    expect(await issueRow(h, org.site_id)).toMatchObject({ users_7d: 6, priority: 45.1, priority_inputs_at: C + 60 * MIN });
   });
 
   describe('GET /v1/query/issues: order and filters', () => {

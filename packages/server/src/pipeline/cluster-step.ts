@@ -108,7 +108,7 @@ export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt:
           severity, severity_score: score, severity_manual: null, status: 'open', assigned_to: null,
           signal_count: fires, session_count: sessions, user_count: users, first_seen_at: Number(g.first), last_seen_at: Number(g.last),
           resolved_at: null, ignored_at: null, status_changed_at: cycleAt, created_at: cycleAt, updated_at: cycleAt,
-          ticket_provider: null, ticket_id: null, ticket_url: null,
+          ticket_provider: null, ticket_id: null, ticket_url: null, priority_inputs_at: null,
           ...inputs, ...issuePriority({ severity, type: g.signal_type, ...inputs }, basis),
         };
         await trx.insertInto('ux_issues').values(row).execute();

@@ -86,6 +86,8 @@ export interface UxIssuesTable {
   /** Priority's inputs and result (migration 0013, domain/priority.ts), refreshed each cycle. */
   users_7d: Defaulted<number>; signal_weight: number | null; revenue_at_risk_cents: number | null;
   priority: Defaulted<number>; priority_reason: Defaulted<string>;
+  /** When users_7d and revenue_at_risk_cents were last computed (pipeline/prioritise-step.ts); null: never. */
+  priority_inputs_at: Defaulted<Ms | null>;
 }
 /** An issue row as read. */
 export type UxIssue = Selectable<UxIssuesTable>;

@@ -6,6 +6,8 @@
 //   revenue_at_risk_cents  monthly revenue at risk (null: the site tracks no conversions, or
 //                          too few sessions for an estimate)
 //   priority, priority_reason   0-100 and the words that explain it
+//   priority_inputs_at     when users_7d and revenue_at_risk_cents were computed (they read 7
+//                          and 30 days, so a cycle refreshes them at most hourly)
 //
 // Existing rows get a stand-in until the next cycle fills them exactly: users_7d from the
 // 24-hour user_count (a lower bound), no revenue part, the fallback weight 10, by the formula
@@ -24,6 +26,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('ux_issues').addColumn('revenue_at_risk_cents', 'bigint').execute();
   await db.schema.alterTable('ux_issues').addColumn('priority', 'double precision', (c) => c.notNull().defaultTo(0)).execute();
   await db.schema.alterTable('ux_issues').addColumn('priority_reason', 'text', (c) => c.notNull().defaultTo('')).execute();
+  await db.schema.alterTable('ux_issues').addColumn('priority_inputs_at', 'bigint').execute();
 
   const users = sql`case when user_count >= 1000 then 1.0 else log10(1.0 + user_count) / log10(1001.0) end`;
   const severity = sql`case severity when 'critical' then 1.0 when 'high' then 0.75 when 'medium' then 0.5 else 0.25 end`;
