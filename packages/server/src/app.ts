@@ -28,6 +28,7 @@ import { registerOpenApi } from './http/openapi.ts';
 import { collectRoutes } from './http/route-table.ts';
 import { IngestWriter } from './ingest/store-batch.ts';
 import { systemResolver, targetPolicy } from './delivery/targets.ts';
+import { FAULT_RETRY_AFTER_SECONDS, storeFault } from './store/store-faults.ts';
 
 export type { App, AppDeps };
 export { loggerOptions } from './http/logging.ts';
@@ -198,6 +199,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       const seconds = Math.max(1, Math.ceil((Date.parse(String(appError.details.reset_at)) - app.services.clock.now()) / 1000));
       reply.header('retry-after', String(seconds));
     }
+    if (appError.code === 'unavailable' || appError.code === 'storage_full') {
+      reply.header('retry-after', String(FAULT_RETRY_AFTER_SECONDS[appError.code]));
+    }
     return sendError(request, reply, appError);
   });
 
@@ -306,6 +310,9 @@ export function toAppError(error: unknown): AppError {
       return new AppError('invalid_input', 'Content-Length does not match the body', { field: 'content-length', reason: 'mismatch' });
   }
   if (err.code?.startsWith('Z_')) return new AppError('invalid_input', 'The body is not valid gzip', { field: 'body', reason: 'invalid gzip' });
+  const fault = storeFault(error);
+  if (fault === 'unavailable') return new AppError('unavailable', 'The database is not reachable right now; nothing was changed; retry shortly');
+  if (fault === 'storage_full') return new AppError('storage_full', 'The store is out of disk space; nothing was changed; retry shortly');
   if (error instanceof SyntaxError && err.statusCode === 400) return new AppError('invalid_json', 'The body is not valid JSON');
   const status = err.statusCode ?? 500;
   if (status === 413) return new AppError('payload_too_large', 'The request body is too large');

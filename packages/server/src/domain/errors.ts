@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   internal_error: 500,
   upstream_error: 502,
   unavailable: 503,
+  storage_full: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -162,8 +162,8 @@ function errorCodesOf(route: RouteOptions, schema: FastifySchema, access: Access
   if (params.length > 0) codes.add('not_found');
   if (acceptsIdempotencyKey(route, access)) codes.add('idempotency_conflict');
   // Any request can meet these before or around its route: a client too slow to send it,
-  // headers too large, a server shutting down.
-  for (const c of ['internal_error', 'request_timeout', 'headers_too_large', 'unavailable'] as const) codes.add(c);
+  // headers too large, a server shutting down, a database restarting or out of disk space.
+  for (const c of ['internal_error', 'request_timeout', 'headers_too_large', 'unavailable', 'storage_full'] as const) codes.add(c);
 
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of ALL_CODES) {

@@ -1377,7 +1377,7 @@ export interface components {
                  * @description Stable machine-matchable code; match on this
                  * @enum {string}
                  */
-                code: "invalid_input" | "invalid_uuid" | "missing_site_id" | "invalid_status" | "empty_body" | "invalid_json" | "missing_auth" | "invalid_key" | "expired_key" | "invalid_jwt" | "jwt_required" | "invalid_credentials" | "forbidden" | "missing_scope" | "insufficient_role" | "org_scope_required" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "upstream_error" | "unavailable";
+                code: "invalid_input" | "invalid_uuid" | "missing_site_id" | "invalid_status" | "empty_body" | "invalid_json" | "missing_auth" | "invalid_key" | "expired_key" | "invalid_jwt" | "jwt_required" | "invalid_credentials" | "forbidden" | "missing_scope" | "insufficient_role" | "org_scope_required" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "upstream_error" | "unavailable" | "storage_full";
                 message: string;
                 status: number;
                 details?: {
@@ -1388,7 +1388,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`, `invalid_status`, `empty_body`, `invalid_json`, `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`, `invalid_credentials`, `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `not_found`, `method_not_allowed`, `conflict`, `idempotency_conflict`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `headers_too_large`, `internal_error`, `upstream_error`, `unavailable`: Any other error, in the same envelope */
+        /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`, `invalid_status`, `empty_body`, `invalid_json`, `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`, `invalid_credentials`, `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `not_found`, `method_not_allowed`, `conflict`, `idempotency_conflict`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `headers_too_large`, `internal_error`, `upstream_error`, `unavailable`, `storage_full`: Any other error, in the same envelope */
         Error: {
             headers: {
                 [name: string]: unknown;
@@ -1455,7 +1455,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1511,7 +1511,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1567,7 +1567,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1628,7 +1628,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1689,7 +1689,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1752,7 +1752,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1835,7 +1835,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1898,7 +1898,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1983,7 +1983,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2045,7 +2045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2193,7 +2193,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2308,7 +2308,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2410,7 +2410,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2589,7 +2589,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -2768,7 +2768,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3027,7 +3027,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3228,7 +3228,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3462,7 +3462,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3642,7 +3642,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3903,7 +3903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4119,7 +4119,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4365,7 +4365,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4565,7 +4565,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4833,7 +4833,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5034,7 +5034,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5198,7 +5198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5413,7 +5413,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5626,7 +5626,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5800,7 +5800,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6010,7 +6010,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6241,7 +6241,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6429,7 +6429,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6615,7 +6615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6816,7 +6816,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7005,7 +7005,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7192,7 +7192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7362,7 +7362,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7622,7 +7622,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -8109,7 +8109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -8357,7 +8357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -8590,7 +8590,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -8794,7 +8794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9099,7 +9099,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9330,7 +9330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9569,7 +9569,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9817,7 +9817,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -10093,7 +10093,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -10453,7 +10453,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -10757,7 +10757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -10965,7 +10965,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11167,7 +11167,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11346,7 +11346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11592,7 +11592,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11798,7 +11798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12078,7 +12078,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12279,7 +12279,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12529,7 +12529,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12764,7 +12764,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13011,7 +13011,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13274,7 +13274,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13472,7 +13472,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13727,7 +13727,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13928,7 +13928,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14162,7 +14162,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14392,7 +14392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14660,7 +14660,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14919,7 +14919,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15186,7 +15186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15384,7 +15384,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15636,7 +15636,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15837,7 +15837,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -16079,7 +16079,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -16389,7 +16389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -16744,7 +16744,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16825,7 +16825,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -16942,7 +16942,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17023,7 +17023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -17268,7 +17268,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `unavailable`: Error */
+            /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
                     /** @description Requests allowed in the current window */
