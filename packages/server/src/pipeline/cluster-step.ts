@@ -11,7 +11,7 @@ import { CLUSTER_WINDOW_MS, fingerprint, isCluster, issueTitle, severityOf, seve
 import { weightResolver } from '../domain/signals.ts';
 import { loadSignalWeights } from '../domain/site-config.ts';
 import { HOUR_MS } from '../domain/time.ts';
-import { issuePriority } from '../domain/priority.ts';
+import { issuePriority, type PriorityBasis } from '../domain/priority.ts';
 import { revenueBasis } from './revenue.ts';
 
 const RECENT_MS = 48 * HOUR_MS;
@@ -76,7 +76,8 @@ export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt:
     .where('site_id', '=', siteId).where('occurred_at', '>=', cycleAt - RECENT_MS).where('occurred_at', '<', cycleAt)
     .groupBy(['page', 'signal_type', 'element']).execute()).map((r) => [`${r.page}\u0000${r.signal_type}\u0000${r.element}`, Number(r.n)]));
   const evidence = await newestPerGroup(db, siteId, from, cycleAt);
-  const basis = await revenueBasis(db, siteId, cycleAt);
+  // Read once, and only when a new issue needs its first priority (most cycles create none).
+  let basis: PriorityBasis | undefined;
 
   let created = 0;
   let updated = 0;
@@ -109,7 +110,7 @@ export async function clusterStep(db: Kysely<Database>, siteId: string, cycleAt:
           signal_count: fires, session_count: sessions, user_count: users, first_seen_at: Number(g.first), last_seen_at: Number(g.last),
           resolved_at: null, ignored_at: null, status_changed_at: cycleAt, created_at: cycleAt, updated_at: cycleAt,
           ticket_provider: null, ticket_id: null, ticket_url: null, priority_inputs_at: null,
-          ...inputs, ...issuePriority({ severity, type: g.signal_type, ...inputs }, basis),
+          ...inputs, ...issuePriority({ severity, type: g.signal_type, ...inputs }, basis ??= await revenueBasis(trx, siteId, cycleAt)),
         };
         await trx.insertInto('ux_issues').values(row).execute();
         await trx.insertInto('issue_activity').values({ id: uuidv7(), issue_id: row.id, actor: 'mallard', kind: 'created', message: `Detected: ${fires} signals from ${sessions} sessions in 24 hours`, from_status: null, to_status: 'open', created_at: cycleAt }).execute();

@@ -83,7 +83,7 @@ export interface UxIssuesTable {
   first_seen_at: Ms; last_seen_at: Ms; resolved_at: Ms | null; ignored_at: Ms | null;
   status_changed_at: Ms; created_at: Ms; updated_at: Ms;
   ticket_provider: string | null; ticket_id: string | null; ticket_url: string | null;
-  /** Priority's inputs and result (migration 0013, domain/priority.ts), refreshed each cycle. */
+  /** Priority's inputs and result (migration 0013, domain/priority.ts): the result each cycle, users_7d and revenue at most hourly. */
   users_7d: Defaulted<number>; signal_weight: number | null; revenue_at_risk_cents: number | null;
   priority: Defaulted<number>; priority_reason: Defaulted<string>;
   /** When users_7d and revenue_at_risk_cents were last computed (pipeline/prioritise-step.ts); null: never. */

@@ -138,8 +138,9 @@ export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } 
   if (named && found.site_id !== named.id) throw new AppError('not_found', 'Issue not found');
   const siteId = found.site_id;
   const actor = actorOf(auth).label;
-  // Read before the transaction: what the priority may count, when severity or status changes.
-  const basis = input.severity !== undefined || input.status !== undefined ? await revenueBasis(ctx.db, siteId, now) : null;
+  // Read before the transaction: what the priority may count, when the severity may change
+  // (the status does not enter the number; the order handles it).
+  const basis = input.severity !== undefined ? await revenueBasis(ctx.db, siteId, now) : null;
   return ctx.db.transaction().execute(async (trx) => {
     const issue = await loadIssue(trx, siteId, issue_id);
     const next: UxIssue = { ...issue, updated_at: now };
@@ -165,7 +166,7 @@ export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } 
     }
     if (input.note !== undefined) activity.push({ kind: 'note', message: input.note });
     // The priority from the stored inputs and the new severity, in the same write.
-    if (basis && (next.severity !== issue.severity || next.status !== issue.status)) Object.assign(next, issuePriority(next, basis));
+    if (basis && next.severity !== issue.severity) Object.assign(next, issuePriority(next, basis));
     const { id: _id, ...changes } = next;
     await trx.updateTable('ux_issues').set(changes).where('id', '=', issue.id).execute();
     for (const a of activity) {

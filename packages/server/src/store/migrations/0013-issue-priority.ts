@@ -1,5 +1,6 @@
 // One priority order for "what to fix first" (issue 26, domain/priority.ts): each issue keeps
-// the inputs of its priority, refreshed by every pipeline cycle (pipeline/prioritise-step.ts),
+// the inputs of its priority, refreshed by the pipeline (pipeline/prioritise-step.ts: the
+// weight every cycle, the 7-day users and revenue at most hourly),
 // and the result, so every face sorts and pages by it in SQL.
 //   users_7d               distinct users with the issue's signal on its element in 7 days
 //   signal_weight          the site's resolved weight of the type (null: the registry's)
