@@ -25,6 +25,7 @@ import { registerFeatures } from './features/index.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { redirectToDashboard, wantsDashboard } from './features/dashboard/routes.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { depthError, nulError } from './http/request-data.ts';
 import { collectRoutes } from './http/route-table.ts';
 import { IngestWriter } from './ingest/store-batch.ts';
 import { systemResolver, targetPolicy } from './delivery/targets.ts';
@@ -120,6 +121,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text === '') return done(null, undefined);
+    // Before parsing: nothing that walks the body afterwards can overflow the stack.
+    const tooDeep = depthError(text);
+    if (tooDeep) return done(tooDeep, undefined);
     return parseJson(request, text, done);
   });
 
@@ -178,8 +182,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     // PostgreSQL text cannot hold a NUL character: refuse one anywhere in the query string, the
     // path or a JSON body as invalid input, rather than fail inside the store (ingest's own
     // parser turns one into U+FFFD).
-    const nul = firstNul(request.query) ?? firstNul(request.params) ?? (access?.surface === 'ingest' ? undefined : firstNul(request.body));
-    if (nul !== undefined) throw new AppError('invalid_input', `${nul || 'body'}: must not contain a NUL character`, { field: nul || 'body', reason: 'contains a NUL character' });
+    const nul = nulError(request.query) ?? nulError(request.params) ?? (access?.surface === 'ingest' ? null : nulError(request.body));
+    if (nul) throw nul;
     done();
   });
 
@@ -235,25 +239,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // The MCP endpoint: a face of its own beside the routes, over the same services.
   await app.register(mcpRoutes, { prefix: '/v1' });
   return app;
-}
-
-/** The path (`a.b[2]`, '' for the value itself) of the first string or key holding a NUL character. */
-function firstNul(value: unknown, path = ''): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = firstNul(value[i], `${path}[${i}]`);
-      if (found !== undefined) return found;
-    }
-  } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const at = path ? `${path}.${key}` : key;
-      if (key.includes('\u0000')) return at;
-      const found = firstNul(item, at);
-      if (found !== undefined) return found;
-    }
-  }
-  return undefined;
 }
 
 /** The longest path parameter the router takes (ids are 36 characters, names at most 128). */

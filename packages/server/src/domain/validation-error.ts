@@ -6,15 +6,21 @@ import { AppError } from './errors.ts';
 /** One Ajv error object: the parts the mapping reads. */
 export interface ValidationIssue { keyword: string; instancePath: string; params: Record<string, unknown>; message?: string }
 
+/** The longest field name an answer repeats: a 60 KiB key is named by its start, not echoed whole. */
+const MAX_FIELD_NAME = 128;
+
+/** A field's path as an answer names it, cut short (with an ellipsis) past MAX_FIELD_NAME characters. */
+export const fieldName = (path: string) => (path.length > MAX_FIELD_NAME ? `${path.slice(0, MAX_FIELD_NAME - 1)}…` : path);
+
 /** `context` is the part that was checked (body, querystring, params). */
 export function validationError(issue: ValidationIssue, context?: string): AppError {
   const path = issue.instancePath.split('/').filter(Boolean);
   if (issue.keyword === 'required') path.push(String(issue.params.missingProperty));
   if (issue.keyword === 'additionalProperties') {
-    const field = [...path, String(issue.params.additionalProperty)].join('.');
+    const field = fieldName([...path, String(issue.params.additionalProperty)].join('.'));
     return new AppError('invalid_input', `Unknown field ${field}`, { field, reason: 'unknown field' });
   }
-  const field = path.join('.') || context || 'body';
+  const field = fieldName(path.join('.') || context || 'body');
   // A union of literals fails as "must be equal to constant": say what it means.
   const reason = issue.keyword === 'const' || issue.keyword === 'anyOf' || issue.keyword === 'enum'
     ? 'is not one of the allowed values'

@@ -10,6 +10,7 @@ import { AppError } from '../domain/errors.ts';
 import { Envelope, ok } from '../http/envelope.ts';
 import type { RouteDocs } from '../http/openapi.ts';
 import { setRateLimitHeaders } from '../http/limits.ts';
+import { depthError } from '../http/request-data.ts';
 import { BatchDocument, INGEST_BODY_LIMIT } from './schemas.ts';
 import {
   authenticate, authorize, checkOrigin, dropBots, loadSettings, prepare, rateLimit, resolveSite, storeBatch, validateBatch,
@@ -47,6 +48,9 @@ export async function ingestRoutes(app: App) {
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string', bodyLimit: INGEST_BODY_LIMIT }, (_request, body, done) => {
     const text = body as string;
     if (text.trim() === '') return done(null, undefined);
+    // Before parsing: the NUL reviver below recurses, and so does every later walk of the batch.
+    const tooDeep = depthError(text);
+    if (tooDeep) return done(tooDeep, undefined);
     try {
       // PostgreSQL text cannot hold a NUL character: visitors' text keeps its place, marked
       // with U+FFFD. In JSON a NUL can only come escaped, so most batches skip the reviver.
