@@ -1,18 +1,19 @@
 // Starts the service from config: store, migrations, rate limiter, HTTP server, and a
 // graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
-import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { buildApp, loggerOptions, type App } from './app.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './store/rate-limit.ts';
+import { MemoryRateLimiter, type RateLimiter } from './store/rate-limit.ts';
+import { openRedisRateLimiter, type LimiterLog } from './store/fallback-rate-limit.ts';
 import { openStore, type Store } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { startWorker } from './worker.ts';
 
-export function createLimiter(config: Config): RateLimiter {
+/** With REDIS_URL, limits shared through Redis, counted per process while it is unreachable. */
+export function createLimiter(config: Config, log: LimiterLog): RateLimiter {
   if (!config.redisUrl) return new MemoryRateLimiter();
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
-  return new RedisRateLimiter(redis);
+  return openRedisRateLimiter(config.redisUrl, log);
 }
 
 export interface RunningServer { app: App; store: Store; url: string; stop(): Promise<void> }
@@ -32,11 +33,15 @@ export async function startServer(config: Config, clock: Clock = systemClock, op
     await store.close();
     throw err;
   }
-  const limiter = createLimiter(config);
+  // Its own logger: the limiter is made before the app (whose logger is Fastify's), and may
+  // log from the first connection attempt on.
+  const limiter = createLimiter(config, pino({ level: config.logLevel }));
   const app = await buildApp({
     config, store, clock, limiter,
     logger: loggerOptions(config.logLevel),
   });
+  app.services.metrics.trackRateLimiter(limiter);
+  store.faults.logTo(app.log);
   await app.listen({ port: config.port, host: config.host });
   const worker = options.worker === false ? null : startWorker(store, clock, config, app.log);
   const address = app.server.address();

@@ -1,5 +1,7 @@
 // Prometheus metrics at /metrics, one registry per app so tests can build many apps.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RateLimiter } from '../store/rate-limit.ts';
+import type { StoreFaultEpisodes } from '../store/store-faults.ts';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
@@ -25,6 +27,7 @@ export function createMetrics() {
     labelNames: ['outcome'],
     registers: [registry],
   });
+  let limiterTracked = false;
   const byLabels = new Map<string, { count: Counter.Internal; time: Histogram.Internal<'method' | 'route'> }>();
   return {
     contentType: registry.contentType,
@@ -43,6 +46,55 @@ export function createMetrics() {
       }
       series.count.inc();
       series.time.observe(elapsedMs / 1000);
+    },
+    /**
+     * Reports where the limiter counts, read at each scrape. A limiter without a status (memory
+     * only, no REDIS_URL) adds nothing. server.ts calls it, since the limiter outlives the app.
+     */
+    trackRateLimiter(limiter: RateLimiter) {
+      if (!limiter.status || limiterTracked) return;
+      limiterTracked = true;
+      const status = () => limiter.status!();
+      new Gauge({
+        name: 'mallard_rate_limit_redis_up',
+        help: '1 while rate limits are counted in Redis, 0 while Redis is unreachable and this process counts its own',
+        registers: [registry],
+        collect() { this.set(status().redisUp ? 1 : 0); },
+      });
+      new Counter({
+        name: 'mallard_rate_limit_fallback_checks_total',
+        help: 'Rate-limit checks answered by this process\'s own counters because Redis was unreachable',
+        registers: [registry],
+        collect() { this.reset(); this.inc(status().fallbackChecks); },
+      });
+      new Counter({
+        name: 'mallard_rate_limit_redis_outages_total',
+        help: 'Times Redis became unreachable to the rate limiter',
+        registers: [registry],
+        collect() { this.reset(); this.inc(status().outages); },
+      });
+    },
+    /** Store outages and full disks (store/store-faults.ts), read at each scrape; buildApp calls it. */
+    trackStoreFaults(faults: StoreFaultEpisodes) {
+      new Counter({
+        name: 'mallard_store_faults_total',
+        help: 'Store operations that failed because the database was unreachable (unavailable) or out of space (storage_full)',
+        labelNames: ['fault'],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [fault, count] of Object.entries(faults.counts)) this.inc({ fault }, count);
+        },
+      });
+      new Gauge({
+        name: 'mallard_store_fault_active',
+        help: '1 while a store fault episode is under way (its first failure seen, no success since), by fault',
+        labelNames: ['fault'],
+        registers: [registry],
+        collect() {
+          for (const fault of Object.keys(faults.counts)) this.set({ fault }, faults.active() === fault ? 1 : 0);
+        },
+      });
     },
     render: () => registry.metrics(),
   };

@@ -1,4 +1,5 @@
-// Fixed-window counters: in memory for one process, in Redis when several share the limits.
+// Fixed-window counters: in memory for one process, in Redis when several share the limits
+// (with the memory counters standing in while Redis is unreachable, fallback-rate-limit.ts).
 // A refused request is not counted, and windows are aligned to the injected clock, so tests
 // choose exactly where a window starts.
 import type { Redis } from 'ioredis';
@@ -6,13 +7,28 @@ import type { Redis } from 'ioredis';
 /** One counted request: whether it is allowed, and the window's numbers for the headers. */
 export interface Hit { allowed: boolean; limit: number; remaining: number; resetAt: number }
 
+/** Where a limiter backed by Redis counts now, for /metrics. */
+export interface LimiterStatus {
+  /** True while the counts are kept in Redis; false while each process counts its own. */
+  redisUp: boolean;
+  /** Checks (hits and peeks) answered by this process's own counters since it started. */
+  fallbackChecks: number;
+  /** Times Redis became unreachable since the process started. */
+  outages: number;
+}
+
 export interface RateLimiter {
   /** Counts one request unless the window is already full. */
   hit(bucket: string, limit: number, windowMs: number, now: number): Promise<Hit>;
   /** The current count, without counting. */
   peek(bucket: string, windowMs: number, now: number): Promise<number>;
+  /** Only limiters that can lose their shared store report one. */
+  status?(): LimiterStatus;
   close(): Promise<void>;
 }
+
+/** Where the Redis limiter keeps its keys unless told otherwise. */
+export const REDIS_KEY_PREFIX = 'mallard:rl:';
 
 const windowStart = (now: number, windowMs: number) => Math.floor(now / windowMs) * windowMs;
 
@@ -59,7 +75,7 @@ if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return {1, count}`;
 
 export class RedisRateLimiter implements RateLimiter {
-  constructor(private readonly redis: Redis, private readonly prefix = 'mallard:rl:') {}
+  constructor(private readonly redis: Redis, private readonly prefix = REDIS_KEY_PREFIX) {}
 
   async hit(bucket: string, limit: number, windowMs: number, now: number): Promise<Hit> {
     const start = windowStart(now, windowMs);
