@@ -69,6 +69,7 @@ program.command('worker')
     const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
     await migrateToLatest(store.db);
     const log = pino({ level: config.logLevel });
+    store.faults.logTo(log);
     const worker = startWorker(store, systemClock, config, log);
     // The worker's timers never hold the process open (serve's listening socket does): this
     // does, until a signal stops it.

@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { JOBS, type JobKind } from '../events/jobs.ts';
 import type { Transaction } from 'kysely';
 import type { Database, WebhookDeliveriesTable } from '../store/tables.ts';
-import { runPeriodically, type Periodic } from '../jobs/periodic.ts';
+import { jobFailure, runPeriodically, type Periodic } from '../jobs/periodic.ts';
 import { HANDLERS, invalidJob, LOCAL_DONE, type Attempt, type DeliveryDeps, type JobMap, type Outcome } from './handlers.ts';
 import { outbox, webhookDeliveries, type Claimed, type Queue } from './queues.ts';
 
@@ -96,5 +96,5 @@ export async function runDeliveryOnce(deps: DeliveryDeps) {
 }
 
 export function startDeliveryWorker(deps: DeliveryDeps, log: { error(o: object, m: string): void }, intervalMs = 1000): Periodic {
-  return runPeriodically(intervalMs, () => runDeliveryOnce(deps), (err) => log.error({ err }, 'delivery failed'));
+  return runPeriodically(intervalMs, () => runDeliveryOnce(deps), jobFailure(deps.store.faults, log, 'delivery failed'));
 }

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
 import { purgeDeletedSites } from './purge-sites.ts';
 import { purgeExpiredRawData } from './retention.ts';
-import { runPeriodically, type JobLog, type Periodic } from './periodic.ts';
+import { jobFailure, runPeriodically, type JobLog, type Periodic } from './periodic.ts';
 import { HOUR_MS } from '../domain/time.ts';
 import { purgeExpiredIdempotencyKeys } from '../store/idempotency.ts';
 import { foldRowCounts } from '../store/row-counts.ts';
@@ -19,5 +19,5 @@ export function startMaintenance(store: Store, clock: Clock, retentionDays: numb
     const idempotency = await purgeExpiredIdempotencyKeys(store.db, clock.now());
     if (expired + deleted + idempotency > 0) log.info({ expired, deleted, idempotency }, 'maintenance removed rows');
     if (store.dialect === 'postgres') await foldRowCounts(store.db);
-  }, (err) => log.error({ err }, 'maintenance failed'), { now: true });
+  }, jobFailure(store.faults, log, 'maintenance failed'), { now: true });
 }

@@ -2,6 +2,7 @@
 // skips. stop() clears the timer and waits for a run in progress. The timer never keeps the
 // process alive on its own.
 import type { Log } from '../domain/context.ts';
+import type { StoreFaultEpisodes } from '../store/store-faults.ts';
 
 export interface Periodic { stop(): Promise<void> }
 
@@ -22,4 +23,12 @@ export function runPeriodically(everyMs: number, task: () => Promise<unknown>, o
       await running;
     },
   };
+}
+
+/**
+ * The onError of a store-backed job: a store fault (an outage, a full disk) is the store's
+ * episode, logged once however many runs meet it; anything else is this job's failure.
+ */
+export function jobFailure(faults: StoreFaultEpisodes, log: Pick<Log, 'error'>, message: string): (err: Error) => void {
+  return (err) => { if (!faults.failed(err)) log.error({ err }, message); };
 }

@@ -9,6 +9,8 @@ import type { Clock } from '../clock.ts';
 import { ReadCache } from './read-cache.ts';
 import { ReadPool, ReadPoolDialect } from './read-pool.ts';
 import { SplitDialect } from './split-dialect.ts';
+import { faultWatchedDialect } from './fault-watch.ts';
+import { StoreFaultEpisodes, storeLocation } from './store-faults.ts';
 import { registerTableChanges, TableChanges, trackedDialect } from './table-changes.ts';
 import type { Database } from './tables.ts';
 
@@ -47,6 +49,8 @@ export interface Store {
   /** Short-lived answers of read routes, forgotten when a table they read changes (store/read-cache.ts). */
   readCache: ReadCache;
   dialect: Dialect;
+  /** Outages and full disks met, logged once per episode and counted for /metrics (store-faults.ts). */
+  faults: StoreFaultEpisodes;
   close(): Promise<void>;
   ping(): Promise<void>;
 }
@@ -88,6 +92,9 @@ export interface StoreOptions {
 
 export const DEFAULT_READ_CACHE_MS = 1000;
 
+/** How long a new PostgreSQL connection may take before its query fails as `unavailable`. */
+const PG_CONNECT_TIMEOUT_MS = 5000;
+
 /** Reader threads of the SQLite read pool: the machine this runs on has few cores. */
 export const DEFAULT_SQLITE_READERS = 2;
 
@@ -101,7 +108,8 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     file.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON;`);
     const cached = withStatementCache(file);
     const changes = new TableChanges();
-    const db = new Kysely<Database>({ dialect: trackedDialect(new ImmediateSqliteDialect({ database: cached.database }), changes) });
+    const faults = new StoreFaultEpisodes(storeLocation(url));
+    const db = new Kysely<Database>({ dialect: trackedDialect(faultWatchedDialect(new ImmediateSqliteDialect(cached.database), faults), changes) });
     const readers = options.sqliteReaders ?? DEFAULT_SQLITE_READERS;
     const readPool = target !== ':memory:' && readers > 0 ? new ReadPool(target, readers) : null;
     sqliteHandles.set(db, file);
@@ -123,6 +131,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       changes,
       readCache: new ReadCache({ changes, maxAgeMs: options.readCacheMs ?? DEFAULT_READ_CACHE_MS, dataVersion: () => dataVersion.get() as number, clock: options.clock }),
       dialect,
+      faults,
       close: async () => {
         if (readDb !== db) await readDb.destroy();
         if (pipelineReadDb) await pipelineReadDb.destroy();
@@ -132,11 +141,19 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       ping: async () => { await sql`select 1`.execute(db); },
     };
   }
-  const pool = new pg.Pool({ connectionString: target, max: options.poolSize ?? 10 });
-  // An idle client that loses its server must not crash the process.
-  pool.on('error', () => {});
+  const faults = new StoreFaultEpisodes(storeLocation(url));
+  // A connect that hangs (an unreachable host) fails after this instead of holding its request.
+  const pool = new pg.Pool({ connectionString: target, max: options.poolSize ?? 10, connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS });
+  // A connection the server ends (a restart: 57P01) emits 'error'. pg-pool listens only while the
+  // client is idle in the pool; one checked out by a query would have no listener, and Node
+  // turns an unheard 'error' into a crash. So every client is heard for its whole life; the
+  // query it was running fails on its own (503 unavailable), and pg-pool drops the client when
+  // it is released, since it is no longer queryable. The pool connects anew on the next query.
+  const heard = (err: Error) => { faults.failed(err); };
+  pool.on('error', heard);
+  pool.on('connect', (client) => { client.on('error', heard); });
   const changes = new TableChanges();
-  const db = new Kysely<Database>({ dialect: trackedDialect(new PostgresDialect({ pool }), changes) });
+  const db = new Kysely<Database>({ dialect: trackedDialect(faultWatchedDialect(new PostgresDialect({ pool }), faults), changes) });
   registerTableChanges(db, changes);
   return {
     db,
@@ -148,6 +165,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     changes,
     readCache: new ReadCache({ changes, maxAgeMs: options.readCacheMs ?? DEFAULT_READ_CACHE_MS, dataVersion: () => null, clock: options.clock }),
     dialect,
+    faults,
     close: () => db.destroy(),
     ping: async () => { await sql`select 1`.execute(db); },
   };
@@ -214,9 +232,15 @@ function withStatementCache(file: SQLite.Database): { database: SQLite.Database;
  * (busy_timeout) instead.
  */
 class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly database: SQLite.Database) { super({ database }); }
+
   override createDriver(): Driver {
     const driver = super.createDriver();
     driver.beginTransaction = async (connection) => { await connection.executeQuery(CompiledQuery.raw('begin immediate')); };
+    // SQLite ends a transaction by itself on some errors (SQLITE_FULL, SQLITE_IOERR); a ROLLBACK
+    // then fails with "no transaction is active" and would replace the error that said why.
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection) => { if (this.database.inTransaction) await rollback(connection); };
     return driver;
   }
 }

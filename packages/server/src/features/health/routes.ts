@@ -16,7 +16,8 @@ export async function healthRoutes(app: App) {
     try {
       await store.ping();
     } catch (err) {
-      request.log.warn({ err }, 'store not reachable');
+      // An outage is logged once per episode, however often a load balancer asks.
+      if (!store.faults.failed(err)) request.log.warn({ err }, 'store not reachable');
       throw new AppError('unavailable', 'The store is not reachable');
     }
     return ok({ status: 'ready' });
