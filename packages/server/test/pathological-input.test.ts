@@ -9,14 +9,10 @@ import { MAX_JSON_DEPTH } from '../src/http/request-data.ts';
 import { INGEST_BODY_LIMIT } from '../src/ingest/schemas.ts';
 import { ContractChecker } from './helpers/contract.ts';
 import { operationsOf, type FuzzOperation } from './helpers/fuzzer.ts';
-import { bearer, eachDialect, useHarness, type Org } from './helpers/harness.ts';
+import { credentialFor, deepArrays, deepObjects, emptyObjects, fillPath, longKey } from './helpers/bad-requests.ts';
+import { eachDialect, useHarness, type Org } from './helpers/harness.ts';
 
 type Inject = Awaited<ReturnType<ReturnType<typeof useHarness>['app']['inject']>>;
-
-/** `depth` arrays inside each other around a 1. */
-export const deepArrays = (depth: number) => `${'['.repeat(depth)}1${']'.repeat(depth)}`;
-/** `depth` objects inside each other, each under the key "a". */
-export const deepObjects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 
 eachDialect('pathological input', ({ name, skip }) => {
   const h = useHarness(name, { raisedLimits: true });
@@ -28,21 +24,12 @@ eachDialect('pathological input', ({ name, skip }) => {
     bodyOperations = operationsOf((await ContractChecker.of(h.app)).doc).filter((o) => o.op.requestBody);
   });
 
-  /** The operation's URL with its path parameters filled (well-formed, whether or not a record exists). */
-  const urlOf = (path: string) => path.replace(/\{([^}]+)\}/g, (_m, param: string) => (param === 'environment' ? 'production' : '0190f3a0-0000-7000-8000-000000000000'));
-
   const bodyLimitOf = (o: FuzzOperation) => (o.path === '/v1/ingest' ? INGEST_BODY_LIMIT : BODY_LIMIT);
-
-  /** A credential that passes authentication, so the body is what the route judges. */
-  const credentialFor = (o: FuzzOperation) => {
-    if (o.path === '/v1/ingest') return bearer(org.keys.publishable);
-    return o.op.security?.length ? bearer(org.jwt) : {};
-  };
 
   const send = (o: FuzzOperation, payload: string | Buffer, headers: Record<string, string> = {}) =>
     h.app.inject({
-      method: o.method as 'POST', url: urlOf(o.path), payload,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...credentialFor(o), ...headers },
+      method: o.method as 'POST', url: fillPath(o.path), payload,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...credentialFor(o, org).headers, ...headers },
     });
 
   function expectTooDeep(res: Inject, where: string) {
@@ -108,8 +95,6 @@ eachDialect('pathological input', ({ name, skip }) => {
   });
 
   it.skipIf(skip)('a huge array of empty objects or a very long key is a 400 naming the field, never a 500', async () => {
-    const emptyObjects = (bytes: number) => `[${Array.from({ length: Math.floor(bytes / 3) }, () => '{}').join(',')}]`;
-    const longKey = (bytes: number) => `{"${'k'.repeat(bytes)}":1}`;
     for (const o of bodyOperations) {
       const limit = bodyLimitOf(o) - 64;
       for (const [label, body] of [['empty objects', emptyObjects(limit)], ['empty objects in a field', `{"events":${emptyObjects(limit - 16)}}`], ['long key', longKey(limit)]] as const) {
