@@ -112,8 +112,11 @@ describe('OpenAPI document', () => {
 
   it('declares the key types and the user token as security schemes, per route', () => {
     const schemes = doc.components.securitySchemes;
-    expect(Object.keys(schemes).sort()).toEqual(['mcpKey', 'publishableKey', 'secretKey', 'userToken']);
-    for (const scheme of Object.values(schemes)) expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(Object.keys(schemes).sort()).toEqual(['mcpKey', 'publishableKey', 'publishableKeyQuery', 'secretKey', 'userToken']);
+    for (const [name, scheme] of Object.entries(schemes)) {
+      // The SDK config route takes its publishable key as ?key=; every other credential is a bearer header.
+      expect(scheme).toMatchObject(name === 'publishableKeyQuery' ? { type: 'apiKey', in: 'query', name: 'key' } : { type: 'http', scheme: 'bearer' });
+    }
     const security = (method: string, path: string) => doc.paths[path][method].security;
     expect(security('get', '/v1/query/scores')).toEqual([{ secretKey: ['query:read', 'mcp:read'] }, { mcpKey: ['mcp:read'] }, { userToken: ['viewer'] }]);
     expect(security('post', '/v1/manage/keys')).toEqual([{ userToken: ['admin'] }]);
@@ -121,6 +124,7 @@ describe('OpenAPI document', () => {
     expect(security('get', '/v1/fun')).toEqual([]);
     expect(security('post', '/v1/auth/login')).toEqual([]);
     expect(security('get', '/v1/openapi.json')).toEqual([]);
+    expect(security('get', '/v1/sdk-config')).toEqual([{ publishableKeyQuery: [] }]);
   });
 
   it('describes parameters, bodies and the error codes each route can answer', () => {

@@ -19,6 +19,10 @@ export interface RouteDocs {
   consumes?: string[];
   /** Error codes the route raises beyond those its access rule and schema imply. */
   errors?: ErrorCode[];
+  /** Query parameters of which a request must give exactly one (the handler checks it: 400 invalid_input otherwise). */
+  exactlyOneOf?: readonly string[];
+  /** The credential is a publishable key in `?key=` (a public route that checks it like a key): the security scheme publishableKeyQuery, which also stands for the parameter. */
+  keyInQuery?: boolean;
 }
 
 declare module 'fastify' {
@@ -34,6 +38,8 @@ const PUBLIC: Access = { surface: 'public' };
 
 const KEY_SCHEMES: Record<KeyType, string> = { secret: 'secretKey', mcp: 'mcpKey', publishable: 'publishableKey' };
 const JWT_SCHEME = 'userToken';
+const QUERY_KEY_SCHEME = 'publishableKeyQuery';
+const QUERY_RULE_KEY = 'x-mallard-query-rule';
 
 const SECURITY_SCHEMES = {
   secretKey: {
@@ -46,7 +52,11 @@ const SECURITY_SCHEMES = {
   },
   publishableKey: {
     type: 'http', scheme: 'bearer', bearerFormat: 'svc_pub_…',
-    description: 'Publishable key (`svc_pub_`), safe in browsers: only ingests (also accepted as `key` in the batch body, or `?key=` on `/v1/sdk-config`).',
+    description: 'Publishable key (`svc_pub_`), safe in browsers: only ingests (also accepted as `key` in the batch body).',
+  },
+  publishableKeyQuery: {
+    type: 'apiKey', in: 'query', name: 'key',
+    description: 'A publishable key (`svc_pub_`) as `?key=`, where a browser cannot send a header (`GET /v1/sdk-config`); without one the answer is 401 `missing_auth`.',
   },
   userToken: {
     type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
@@ -126,7 +136,9 @@ function errorCodesOf(route: RouteOptions, schema: FastifySchema, access: Access
   const authenticated = surface === 'query' || surface === 'manage' || surface === 'ingest' || (surface === 'auth' && access?.jwtOnly);
   const writes = ['POST', 'PATCH', 'PUT'].includes(String(route.method));
 
-  if (hasBody || params.length > 0 || Object.keys(query).length > 0) codes.add('invalid_input');
+  // Any request may carry a NUL character or bad percent-encoding in its query string or path,
+  // and a body may nest too deep (http/request-data.ts): refused as invalid_input on every route.
+  codes.add('invalid_input');
   if (params.some((p) => p === 'id' || p.endsWith('_id'))) codes.add('invalid_uuid');
   if ((surface === 'query' || surface === 'manage') && ('site_id' in query || 'site_id' in props(schema.body))) {
     codes.add('missing_site_id');
@@ -234,9 +246,15 @@ function transform({ schema: routeSchema, url, route }: { schema: FastifySchema;
   if (docs?.consumes) out.consumes = docs.consumes;
   if (typeof route.method === 'string' && !schema.operationId) out.operationId = operationId(route.method, url);
   if (acceptsIdempotencyKey(route, access) && !schema.headers) out.headers = IdempotencyHeaders;
-  out.security = securityOf(access);
-  const accessNote = describeAccess(access);
-  out.description = schema.description ? `${schema.description}\n\n${accessNote}` : accessNote;
+  out.security = docs?.keyInQuery ? [{ [QUERY_KEY_SCHEME]: [] }] : securityOf(access);
+  const accessNote = docs?.keyInQuery ? 'Credential: a publishable key as `?key=`.' : describeAccess(access);
+  const notes = [schema.description, accessNote];
+  if (docs?.exactlyOneOf) {
+    // OpenAPI has no rule across parameters: said in words, and as a JSON Schema of the whole query.
+    notes.push(`Give exactly one of ${docs.exactlyOneOf.map((name) => `\`${name}\``).join(' and ')}; otherwise 400 \`invalid_input\`.`);
+    out[QUERY_RULE_KEY] = { oneOf: docs.exactlyOneOf.map((name) => ({ required: [name] })) };
+  }
+  out.description = notes.filter(Boolean).join('\n\n');
   const responses: Record<string, unknown> = {};
   for (const [status, response] of Object.entries((schema.response ?? {}) as Record<string, JsonSchema>)) {
     responses[status] = response.description ? response : { ...response, description: SUCCESS[status] ?? 'Success' };
@@ -251,7 +269,10 @@ function transform({ schema: routeSchema, url, route }: { schema: FastifySchema;
 
 const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted', 204: 'No content' };
 
-interface Operation { tags?: string[]; parameters?: Parameter[]; responses: Record<string, unknown>; [ERRORS_KEY]?: Record<string, ErrorCode[]>; [LIMITED_KEY]?: boolean }
+interface Operation {
+  tags?: string[]; parameters?: Parameter[]; responses: Record<string, unknown>;
+  [ERRORS_KEY]?: Record<string, ErrorCode[]>; [LIMITED_KEY]?: boolean; [QUERY_RULE_KEY]?: { oneOf: { required: string[] }[] };
+}
 
 /**
  * Response bodies are allow-lists: the serializer writes only the properties a schema names, so
@@ -278,13 +299,18 @@ const RATE_LIMIT_HEADERS = {
   'ratelimit-reset': { description: 'Seconds until the window reopens', schema: { type: 'integer' } },
 };
 
-interface Parameter { in: string; name: string; required?: boolean; schema?: JsonSchema }
+interface Parameter { in: string; name: string; required?: boolean; description?: string; schema?: JsonSchema }
 
-/** Parameters as they behave: one with a default may be left out; a path id is a UUID. */
-function exactParameters(parameters: Parameter[] | undefined) {
-  for (const p of parameters ?? []) {
+/** Parameters as they behave: one with a default may be left out; a path id is a UUID; each of a pair where exactly one is needed says so. */
+function exactParameters(op: Operation) {
+  const oneOf = op[QUERY_RULE_KEY]?.oneOf.flatMap((branch) => branch.required) ?? [];
+  for (const p of op.parameters ?? []) {
     if (p.in === 'query' && p.schema && 'default' in p.schema) p.required = false;
     if (p.in === 'path' && (p.name === 'id' || p.name.endsWith('_id')) && p.schema) p.schema.format = 'uuid';
+    if (p.in === 'query' && oneOf.includes(p.name)) {
+      const rule = `Exactly one of ${oneOf.map((name) => `\`${name}\``).join(' and ')} is required.`;
+      p.description = p.description ? `${p.description}. ${rule}` : rule;
+    }
   }
 }
 
@@ -294,7 +320,7 @@ function transformObject({ openapiObject }: { openapiObject: Record<string, unkn
   for (const item of Object.values(openapiObject.paths as Record<string, Record<string, Operation>>)) {
     for (const op of Object.values(item)) {
       for (const tag of op.tags ?? []) if (!tags.includes(tag)) tags.push(tag);
-      exactParameters(op.parameters);
+      exactParameters(op);
       for (const [status, response] of Object.entries(op.responses)) {
         closeObjects(response);
         if (op[LIMITED_KEY]) (response as { headers?: unknown }).headers = { ...(response as { headers?: object }).headers, ...RATE_LIMIT_HEADERS };

@@ -484,6 +484,8 @@ export interface paths {
         /**
          * Everything stored about one person (by visitor_id or user_ref): their sessions, events and signals, as streamed JSON
          * @description Credential: a user token only (keys are refused with `jwt_required`); role `admin` or higher.
+         *
+         *     Give exactly one of `visitor_id` and `user_ref`; otherwise 400 `invalid_input`.
          */
         get: operations["getManagePrivacyExport"];
         put?: never;
@@ -507,6 +509,8 @@ export interface paths {
         /**
          * Erase one person (by visitor_id or user_ref): their sessions, events, signals and issue evidence; aggregates stay. Erasing again finds nothing
          * @description Credential: a user token only (keys are refused with `jwt_required`); role `admin` or higher.
+         *
+         *     Give exactly one of `visitor_id` and `user_ref`; otherwise 400 `invalid_input`.
          */
         delete: operations["deleteManagePrivacySubject"];
         options?: never;
@@ -1329,7 +1333,7 @@ export interface paths {
         };
         /**
          * Browser-safe SDK config for a publishable key
-         * @description Public: no credential needed.
+         * @description Credential: a publishable key as `?key=`.
          */
         get: operations["getSdkConfig"];
         put?: never;
@@ -1428,6 +1432,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `request_timeout`: Error */
             408: {
                 headers: {
@@ -1484,6 +1497,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `request_timeout`: Error */
             408: {
                 headers: {
@@ -1538,6 +1560,15 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `request_timeout`: Error */
@@ -1601,6 +1632,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `request_timeout`: Error */
             408: {
                 headers: {
@@ -1660,6 +1700,15 @@ export interface operations {
                         };
                         error: null;
                     };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `request_timeout`: Error */
@@ -1724,6 +1773,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
             };
             /** @description `request_timeout`: Error */
             408: {
@@ -1871,6 +1929,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `request_timeout`: Error */
             408: {
                 headers: {
@@ -2016,6 +2083,15 @@ export interface operations {
                         };
                         error: null;
                     };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `request_timeout`: Error */
@@ -2227,7 +2303,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_json`: Missing or malformed input */
+            /** @description `invalid_input`, `invalid_json`: Missing or malformed input */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2482,6 +2558,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
             401: {
                 headers: {
@@ -2659,6 +2750,21 @@ export interface operations {
                         };
                         error: null;
                     };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
@@ -3533,6 +3639,21 @@ export interface operations {
                         };
                         error: null;
                     };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
             /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
@@ -5091,6 +5212,21 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
             401: {
                 headers: {
@@ -5648,9 +5784,9 @@ export interface operations {
             query?: {
                 /** @description The site (a UUID). A site-scoped key may omit it (its own site is used); org-level credentials must give it */
                 site_id?: string;
-                /** @description The SDK's anonymous visitor id (`vid`) */
+                /** @description The SDK's anonymous visitor id (`vid`). Exactly one of `visitor_id` and `user_ref` is required. */
                 visitor_id?: string;
-                /** @description The id your app gave the person with identify() */
+                /** @description The id your app gave the person with identify(). Exactly one of `visitor_id` and `user_ref` is required. */
                 user_ref?: string;
             };
             header?: never;
@@ -5822,9 +5958,9 @@ export interface operations {
             query?: {
                 /** @description The site (a UUID). A site-scoped key may omit it (its own site is used); org-level credentials must give it */
                 site_id?: string;
-                /** @description The SDK's anonymous visitor id (`vid`) */
+                /** @description The SDK's anonymous visitor id (`vid`). Exactly one of `visitor_id` and `user_ref` is required. */
                 visitor_id?: string;
-                /** @description The id your app gave the person with identify() */
+                /** @description The id your app gave the person with identify(). Exactly one of `visitor_id` and `user_ref` is required. */
                 user_ref?: string;
             };
             header?: never;
@@ -16771,7 +16907,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_json`: Missing or malformed input */
+            /** @description `invalid_input`, `invalid_json`: Missing or malformed input */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -16839,7 +16975,6 @@ export interface operations {
     getSdkConfig: {
         parameters: {
             query?: {
-                key?: string;
                 env?: string;
             };
             header?: never;
@@ -16969,7 +17104,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_json`: Missing or malformed input */
+            /** @description `invalid_input`, `invalid_json`: Missing or malformed input */
             400: {
                 headers: {
                     [name: string]: unknown;

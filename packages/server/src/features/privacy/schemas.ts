@@ -2,6 +2,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SiteIdParam } from '../../domain/schema-parts.ts';
 
+/** Who the request is about: exactly one of these (the service checks it; the document states it). */
+export const SUBJECT_KEYS = ['visitor_id', 'user_ref'] as const;
+
 export const SubjectQuery = Type.Object({
   site_id: Type.Optional(SiteIdParam),
   visitor_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The SDK\'s anonymous visitor id (`vid`)' })),

@@ -14,7 +14,7 @@ import { invalidInput } from '../../domain/errors.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
 import { withdrawSignals } from '../../store/element-rollup.ts';
 import type { Database } from '../../store/tables.ts';
-import type { ErasureResult, SubjectQuery } from './schemas.ts';
+import { SUBJECT_KEYS, type ErasureResult, type SubjectQuery } from './schemas.ts';
 
 /** Sessions erased per transaction. */
 const ERASE_BATCH = 200;
@@ -25,7 +25,7 @@ export interface Subject { siteId: string; visitorId?: string; userRef?: string 
 
 function subjectOf(input: SubjectQuery, siteId: string): Subject {
   if ((input.visitor_id === undefined) === (input.user_ref === undefined)) {
-    throw invalidInput(input.visitor_id === undefined ? 'visitor_id' : 'user_ref', 'give exactly one of visitor_id and user_ref');
+    throw invalidInput(input.visitor_id === undefined ? 'visitor_id' : 'user_ref', `give exactly one of ${SUBJECT_KEYS.join(' and ')}`);
   }
   return { siteId, visitorId: input.visitor_id, userRef: input.user_ref };
 }

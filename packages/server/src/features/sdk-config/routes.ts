@@ -45,8 +45,9 @@ export async function publicSdkConfigRoutes(app: App) {
   openCors(app, '/sdk-config', 'GET');
 
   app.get('/sdk-config', {
-    // Public, but the `key` it takes is checked like a credential.
-    config: { access: { surface: 'public' }, docs: { errors: ['missing_auth', 'invalid_key', 'expired_key', 'invalid_jwt', 'missing_scope', 'rate_limited'] } },
+    // Public, but the `key` it takes is checked like a credential: documented as one, and left
+    // optional here so that a request without it is 401 missing_auth like any missing credential.
+    config: { access: { surface: 'public' }, docs: { keyInQuery: true, errors: ['missing_auth', 'invalid_key', 'expired_key', 'invalid_jwt', 'missing_scope', 'rate_limited'] } },
     schema: {
       tags: ['sdk-config'], summary: 'Browser-safe SDK config for a publishable key',
       querystring: Type.Object({ key: Type.Optional(Type.String({ maxLength: 128 })), env: Type.Optional(Type.String({ maxLength: 64 })) }),
