@@ -4,8 +4,8 @@
 // round in progress and leaves no timer. The timer is faked (only setInterval, so the store's
 // own I/O runs for real) and the clock is the harness's. Both dialects.
 import { sql } from 'kysely';
-import { afterEach, expect, it, vi } from 'vitest';
-import { startScheduler } from '../src/pipeline/scheduler.ts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { nextCycle, startScheduler } from '../src/pipeline/scheduler.ts';
 import type { JobLog } from '../src/jobs/periodic.ts';
 import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
 
@@ -72,5 +72,18 @@ eachDialect('pipeline scheduler', (dialect) => {
       expect(cycles.map((r) => Number(r.cycle_at))).toEqual([C, C + INTERVAL, C + 2 * INTERVAL]);
     }
     expect(await h.store.db.selectFrom('site_score_history').select('id').where('site_id', '=', gone.site_id).execute()).toEqual([]);
+  });
+});
+
+// What a tick runs, for each way the wall clock can move (the fault suite runs it on a store).
+describe('nextCycle', () => {
+  const last = C;
+  it.each([
+    ['the same slot', C + 14 * MIN, { run: null, lastCycle: C, movedBack: false }],
+    ['the next slot', C + INTERVAL + 1, { run: C + INTERVAL, lastCycle: C, movedBack: false }],
+    ['five hours ahead: one catch-up', C + 5 * 60 * MIN + 3 * MIN, { run: C + 5 * 60 * MIN, lastCycle: C, movedBack: false }],
+    ['an hour back: that slot counts as run', C - 60 * MIN + 2 * MIN, { run: null, lastCycle: C - 60 * MIN, movedBack: true }],
+  ])('%s', (_name, now, expected) => {
+    expect(nextCycle(now, last, INTERVAL)).toEqual(expected);
   });
 });

@@ -7,16 +7,36 @@
 // connection (store/split-dialect.ts).
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
-import { runPeriodically, type JobLog, type Periodic } from '../jobs/periodic.ts';
+import { jobFailure, runPeriodically, type JobLog, type Periodic } from '../jobs/periodic.ts';
 import { activeSiteIds, cycleTimeAt, runCycle } from './cycle.ts';
 
 const TICK_MS = 10_000;
 
+/**
+ * Which cycle a tick runs, if any, given the last one run. The timer ticks on a monotonic clock;
+ * the cycle times come from the wall clock, which may jump. Forward (a suspended machine, a
+ * corrected clock): one cycle at the latest multiple, never one per missed interval. Backward
+ * past the last cycle: the slot the clock is now in counts as run (it was, or a later one was),
+ * and the next multiple runs when the clock reaches it, rather than nothing until the clock
+ * catches up with the old time.
+ */
+export function nextCycle(now: number, lastCycle: number, intervalMs: number): { run: number | null; lastCycle: number; movedBack: boolean } {
+  const due = cycleTimeAt(now, intervalMs);
+  if (due > lastCycle) return { run: due, lastCycle, movedBack: false };
+  if (due < lastCycle) return { run: null, lastCycle: due, movedBack: true };
+  return { run: null, lastCycle, movedBack: false };
+}
+
 export function startScheduler(store: Store, clock: Clock, intervalMs: number, log: JobLog): Periodic {
   let lastCycle = cycleTimeAt(clock.now(), intervalMs) - intervalMs;
   return runPeriodically(TICK_MS, async () => {
-    const due = cycleTimeAt(clock.now(), intervalMs);
-    if (due <= lastCycle) return;
+    const next = nextCycle(clock.now(), lastCycle, intervalMs);
+    if (next.movedBack) {
+      log.warn({ lastCycle: new Date(lastCycle).toISOString(), nextCycle: new Date(next.lastCycle + intervalMs).toISOString() }, 'the clock moved back past the last cycle; cycles follow the new time');
+    }
+    lastCycle = next.lastCycle;
+    if (next.run === null) return;
+    const due = next.run;
     for (const siteId of await activeSiteIds(store.pipelineDb)) {
       const result = await runCycle(store.pipelineDb, siteId, due, { intervalMs, clock });
       const cycleAt = new Date(due).toISOString();
@@ -25,5 +45,5 @@ export function startScheduler(store: Store, clock: Clock, intervalMs: number, l
     }
     // Only a round that finished moves on; a failed one is tried again at the next tick.
     lastCycle = due;
-  }, (err) => log.error({ err }, 'pipeline cycle failed; retrying at the next tick'), { now: true });
+  }, jobFailure(store.faults, log, 'pipeline cycle failed; retrying at the next tick'), { now: true });
 }
