@@ -102,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('preClose', async () => { closing = true; });
 
   const metrics = createMetrics();
+  metrics.trackStoreFaults(deps.store.faults);
   app.decorate('services', {
     ...deps,
     secrets: new Secrets(deps.config.secret),
@@ -196,9 +197,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   app.setErrorHandler(async (error, request, reply) => {
     const appError = toAppError(error);
-    if (appError.status >= 500) {
-      request.log.error({ err: error, reqId: request.id }, 'request failed');
-    }
+    // A store fault is logged once per episode with its cause (store/store-faults.ts), not per request.
+    if (storeFault(error)) app.services.store.faults.failed(error);
+    // `unavailable` is said on purpose (shutting down, not ready), not a failure of the request.
+    else if (appError.status >= 500 && appError.code !== 'unavailable') request.log.error({ err: error, reqId: request.id }, 'request failed');
     if (appError.code === 'rate_limited' && appError.details?.reset_at) {
       const seconds = Math.max(1, Math.ceil((Date.parse(String(appError.details.reset_at)) - app.services.clock.now()) / 1000));
       reply.header('retry-after', String(seconds));
