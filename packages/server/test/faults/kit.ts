@@ -7,6 +7,7 @@ import { chmodSync, chownSync, closeSync, mkdtempSync, openSync, rmSync, writeSy
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import pg from 'pg';
 import { TEST_SECRET } from '../helpers/harness.ts';
 
 const BIN = resolve(import.meta.dirname, '../../bin/mallard.js');
@@ -54,6 +55,8 @@ export function postgresBinariesMissing(): string | null {
 
 export interface PrivatePostgres {
   url: string;
+  /** A new database whose tables live in `dir` (a tablespace there): where a small disk fills. */
+  databaseOn(dir: string): Promise<string>;
   /** `pg_ctl restart -m fast`: every connection is ended (57P01) and the server is back at once. */
   restart(): Promise<void>;
   /** `pg_ctl stop -m fast`, leaving it down until start(). */
@@ -93,8 +96,22 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=60`;
   const ctl = (action: string) => run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', options, '-w', '-t', '60', '-m', 'fast', action]);
   await ctl('start');
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url,
+    async databaseOn(dir: string) {
+      // The tablespace's directory must belong to the server's user.
+      if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString().trim()), Number(execFileSync('id', ['-g', 'postgres']).toString().trim()));
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        await admin.query(`CREATE TABLESPACE small LOCATION '${dir}'`);
+        await admin.query('CREATE DATABASE on_small TABLESPACE small');
+      } finally {
+        await admin.end();
+      }
+      return url.replace(/\/postgres$/, '/on_small');
+    },
     restart: () => ctl('restart'),
     down: () => ctl('stop'),
     start: () => ctl('start'),
