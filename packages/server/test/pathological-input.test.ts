@@ -3,9 +3,9 @@
 // arrays of empty objects and very long keys. Each is a 400 in the envelope naming the field,
 // on both body parsers (the app's JSON parser and ingest's JSON / text/plain / gzip one).
 import { gzipSync } from 'node:zlib';
-import { beforeAll, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BODY_LIMIT } from '../src/app.ts';
-import { MAX_JSON_DEPTH } from '../src/http/request-data.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../src/http/request-data.ts';
 import { INGEST_BODY_LIMIT } from '../src/ingest/schemas.ts';
 import { ContractChecker } from './helpers/contract.ts';
 import { operationsOf, type FuzzOperation } from './helpers/fuzzer.ts';
@@ -13,6 +13,19 @@ import { credentialFor, deepArrays, deepObjects, emptyObjects, fillPath, longKey
 import { eachDialect, useHarness, type Org } from './helpers/harness.ts';
 
 type Inject = Awaited<ReturnType<ReturnType<typeof useHarness>['app']['inject']>>;
+
+describe('the depth scan', () => {
+  // [JSON text, limit, deeper than the limit]: brackets in strings (escaped quotes and
+  // backslashes included) are text, not nesting.
+  it.each([
+    ['[[1]]', 2, false], ['[[1]]', 1, true], ['{"a":{"b":[1]}}', 3, false], ['{"a":{"b":[1]}}', 2, true],
+    ['["[[[[", "\\"[[[["]', 1, false], ['["\\\\", [[1]]]', 2, true], ['["\\\\", [[1]]]', 3, false],
+    ['["a\\\\\\"[[[", 1]', 1, false], [`[${'"x",'.repeat(10)}[[[]]]]`, 3, true], ['{}', 0, true], ['1', 0, false],
+  ] as const)('%s with limit %i: %s', (text, limit, deeper) => {
+    expect(() => JSON.parse(text)).not.toThrow();
+    expect(nestedDeeperThan(text, limit)).toBe(deeper);
+  });
+});
 
 eachDialect('pathological input', ({ name, skip }) => {
   const h = useHarness(name, { raisedLimits: true });

@@ -18,14 +18,15 @@ const CLOSE_ARRAY = 0x5d;
 /** Whether the JSON text nests arrays and objects deeper than `limit` (brackets in strings are text). */
 export function nestedDeeperThan(text: string, limit: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) {
-      inString = true;
+    if (c === QUOTE) {
+      // Jump over the string (most of a body) to its closing quote: one after an even run of backslashes.
+      let end = text.indexOf('"', i + 1);
+      while (end !== -1 && escaped(text, end)) end = text.indexOf('"', end + 1);
+      // An unterminated string: not JSON, which the parser answers.
+      if (end === -1) return false;
+      i = end;
     } else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
       if (++depth > limit) return true;
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
@@ -33,6 +34,13 @@ export function nestedDeeperThan(text: string, limit: number): boolean {
     }
   }
   return false;
+}
+
+/** Whether the character at `at` follows an odd run of backslashes. */
+function escaped(text: string, at: number): boolean {
+  let slashes = 0;
+  for (let j = at - 1; text.charCodeAt(j) === BACKSLASH; j--) slashes++;
+  return slashes % 2 === 1;
 }
 
 /** The refusal of a JSON body nested too deep, or null when it is within the limit. */
