@@ -2,6 +2,8 @@
 // JSON parser and ingest's) refuse JSON nested deeper than MAX_JSON_DEPTH before parsing it,
 // so no later walk of request data (schema validation, the idempotency hash, the MCP
 // transport, ingest's NUL reviver) can meet a value deep enough to overflow the stack.
+// (JSON.parse alone takes 1,000,000 levels on Node 20, 22 and 24; with a reviver it overflows
+// at 20,000 on each.)
 import { AppError } from '../domain/errors.ts';
 import { fieldName } from '../domain/validation-error.ts';
 
