@@ -78,6 +78,8 @@ eachDialect('concurrent pipeline cycles', (dialect) => {
     // While the claim holds, a third runner is refused; once its lease lapses, it is not.
     expect(await claimSite(db, siteId, 'runner-c', C, clock.now() + CLAIM_LEASE_MS - 1)).toBe(false);
     expect(await claimSite(db, siteId, 'runner-c', C, clock.now() + CLAIM_LEASE_MS)).toBe(true);
+    // Its holder takes it back while it holds (a run whose release met an outage, retried).
+    expect(await claimSite(db, siteId, 'runner-c', C, clock.now() + CLAIM_LEASE_MS + 1)).toBe(true);
     // Only the holder releases a claim.
     await releaseSite(db, siteId, winner);
     expect(await claimSite(db, siteId, 'runner-d', C, clock.now())).toBe(false);

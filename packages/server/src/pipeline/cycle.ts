@@ -27,10 +27,15 @@ export type CycleResult =
   | { siteId: string; cycleAt: number; status: 'done'; scores: ScoreStepResult; deploysUpdated: number; issues: ClusterStepResult; verifications: VerifyStepResult; priorities: PrioritiseStepResult; alerts: AlertStepResult }
   | { siteId: string; cycleAt: number; status: 'busy' };
 
+/**
+ * Takes the site for a cycle: free, lapsed, or already this holder's. The last is a run whose
+ * release met a database outage: its scheduler retries with the same holder (runs of one
+ * scheduler never overlap) rather than wait out the lease.
+ */
 export async function claimSite(db: Kysely<Database>, siteId: string, holder: string, cycleAt: number, now: number): Promise<boolean> {
   const claimed = await db.insertInto('pipeline_claims').values({ site_id: siteId, holder, cycle_at: cycleAt, expires_at: now + CLAIM_LEASE_MS })
     .onConflict((oc) => oc.column('site_id').doUpdateSet({ holder, cycle_at: cycleAt, expires_at: now + CLAIM_LEASE_MS })
-      .where('pipeline_claims.expires_at', '<=', now))
+      .where((eb) => eb.or([eb('pipeline_claims.expires_at', '<=', now), eb('pipeline_claims.holder', '=', holder)])))
     .returning('holder').executeTakeFirst();
   return claimed?.holder === holder;
 }

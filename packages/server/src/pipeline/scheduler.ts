@@ -5,6 +5,7 @@
 // events and signals, clustering, deploy after-scores) go to the pipeline's own reader thread,
 // so a cycle neither stalls nor queues behind the requests this process serves; its claim, writes and transactions stay on the main
 // connection (store/split-dialect.ts).
+import { randomUUID } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Store } from '../store/db.ts';
 import { jobFailure, runPeriodically, type JobLog, type Periodic } from '../jobs/periodic.ts';
@@ -29,6 +30,9 @@ export function nextCycle(now: number, lastCycle: number, intervalMs: number): {
 
 export function startScheduler(store: Store, clock: Clock, intervalMs: number, log: JobLog): Periodic {
   let lastCycle = cycleTimeAt(clock.now(), intervalMs) - intervalMs;
+  // One holder for every claim of this scheduler: a round that failed with its claims still
+  // held (the database went away before their release) takes them back when it is retried.
+  const holder = randomUUID();
   return runPeriodically(TICK_MS, async () => {
     const next = nextCycle(clock.now(), lastCycle, intervalMs);
     if (next.movedBack) {
@@ -38,7 +42,7 @@ export function startScheduler(store: Store, clock: Clock, intervalMs: number, l
     if (next.run === null) return;
     const due = next.run;
     for (const siteId of await activeSiteIds(store.pipelineDb)) {
-      const result = await runCycle(store.pipelineDb, siteId, due, { intervalMs, clock });
+      const result = await runCycle(store.pipelineDb, siteId, due, { intervalMs, clock, holder });
       const cycleAt = new Date(due).toISOString();
       if (result.status === 'done') log.debug({ siteId, cycleAt, ...result.scores }, 'cycle done');
       else log.debug({ siteId, cycleAt }, 'cycle skipped: another process holds the site');
