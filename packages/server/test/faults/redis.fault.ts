@@ -21,7 +21,7 @@ import { privateRedisAvailable, startPrivateRedis, type PrivateRedis } from '../
 const BIN = resolve(import.meta.dirname, '../../bin/mallard.js');
 const OUTAGE_MS = 5_000;
 /** Low enough that both the shared and the per-process counters refuse some of the traffic. */
-const QUERY_PER_MIN = 60;
+const QUERY_PER_MIN = 30;
 const INGEST_PER_MIN = 100;
 const EVENTS_PER_BATCH = 3;
 
