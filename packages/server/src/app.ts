@@ -103,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   const metrics = createMetrics();
   metrics.trackStoreFaults(deps.store.faults);
+  metrics.trackRateLimiter(deps.limiter);
   app.decorate('services', {
     ...deps,
     secrets: new Secrets(deps.config.secret),

@@ -40,7 +40,6 @@ export async function startServer(config: Config, clock: Clock = systemClock, op
     config, store, clock, limiter,
     logger: loggerOptions(config.logLevel),
   });
-  app.services.metrics.trackRateLimiter(limiter);
   store.faults.logTo(app.log);
   await app.listen({ port: config.port, host: config.host });
   const worker = options.worker === false ? null : startWorker(store, clock, config, app.log);

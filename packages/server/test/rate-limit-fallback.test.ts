@@ -39,8 +39,6 @@ describe.skipIf(!privateRedisAvailable('Redis fallback suite'))('rate limits whe
     await redis?.stop();
   });
   const h = useHarness('sqlite', () => ({ limiter, config: { rateLimits: { ...LIMITS } } }));
-  // As startServer does: the app's /metrics reads where the limiter counts.
-  beforeAll(() => { h.app.services.metrics.trackRateLimiter(limiter); });
 
   const whoami = (org: Org) => h.app.inject({ method: 'GET', url: '/v1/query/whoami', headers: bearer(org.keys.secret) });
   const windowStart = () => Math.floor(h.clock.now() / MINUTE_MS) * MINUTE_MS;

@@ -27,7 +27,6 @@ export function createMetrics() {
     labelNames: ['outcome'],
     registers: [registry],
   });
-  let limiterTracked = false;
   const byLabels = new Map<string, { count: Counter.Internal; time: Histogram.Internal<'method' | 'route'> }>();
   return {
     contentType: registry.contentType,
@@ -49,11 +48,10 @@ export function createMetrics() {
     },
     /**
      * Reports where the limiter counts, read at each scrape. A limiter without a status (memory
-     * only, no REDIS_URL) adds nothing. server.ts calls it, since the limiter outlives the app.
+     * only, no REDIS_URL) adds nothing. buildApp calls it.
      */
     trackRateLimiter(limiter: RateLimiter) {
-      if (!limiter.status || limiterTracked) return;
-      limiterTracked = true;
+      if (!limiter.status) return;
       const status = () => limiter.status!();
       new Gauge({
         name: 'mallard_rate_limit_redis_up',
