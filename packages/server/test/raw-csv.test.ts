@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
 import { expectInvalid, hex32, MIN, query, queryOk, SEC, send, type Org } from './helpers/ingest-kit.ts';
+import { csvField, csvRow } from '../src/features/raw/csv.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -194,6 +195,39 @@ eachDialect('raw data and CSV export', ({ name, skip }) => {
       expect(text).toContain(`,${sid},${vid},pageview,/checkout,${t(now - 5 * SEC)},,,,,,production,\r\n`);
     });
 
+    it.skipIf(skip)('cells a spreadsheet would run get a leading quote; raw=1 gives the verbatim file', async () => {
+      const org = await h.org('Csv');
+      const now = h.clock.now();
+      const sid = hex32();
+      const vid = hex32();
+      await send(h, org, sid, [
+        { type: 'signal', ts: now - 4 * SEC, page: '/pay', signal_type: 'dead_click', element: '=cmd|\' /C calc\'!A0', label: '=HYPERLINK("evil","Click")' },
+        { type: 'signal', ts: now - 3 * SEC, page: '/pay', signal_type: 'rage_click', element: '@SUM(A1)', label: '+1+2' },
+        { type: 'track', ts: now - 2 * SEC, page: '/pay', name: '-5', props: { note: '=1' } },
+      ], { vid });
+      const t = (ms: number) => new Date(ms).toISOString();
+      const safe = await query(h, org.keys.secret, '/v1/query/export/events.csv');
+      expect(safe.statusCode).toBe(200);
+      expect(parseCsv(safe.body).slice(1).map((r) => r.slice(1))).toEqual([
+        [sid, vid, 'signal', '/pay', t(now - 4 * SEC), '', 'dead_click', '\'=cmd|\' /C calc\'!A0', '\'=HYPERLINK("evil","Click")', '', 'production', ''],
+        [sid, vid, 'signal', '/pay', t(now - 3 * SEC), '', 'rage_click', '\'@SUM(A1)', '\'+1+2', '', 'production', ''],
+        // A negative number is neutralised too (the export has no numeric column); props is JSON, starting with {.
+        [sid, vid, 'track', '/pay', t(now - 2 * SEC), '\'-5', '', '', '', '', 'production', '{"note":"=1"}'],
+      ]);
+      // The quote goes inside RFC 4180's quoting.
+      expect(safe.body).toContain(',"\'=HYPERLINK(""evil"",""Click"")",');
+
+      const verbatim = await query(h, org.keys.secret, '/v1/query/export/events.csv?raw=1');
+      expect(verbatim.statusCode).toBe(200);
+      expect(parseCsv(verbatim.body).slice(1).map((r) => [r[6], r[8], r[9]])).toEqual([
+        ['', '=cmd|\' /C calc\'!A0', '=HYPERLINK("evil","Click")'],
+        ['', '@SUM(A1)', '+1+2'],
+        ['-5', '', ''],
+      ]);
+      expect((await query(h, org.keys.secret, '/v1/query/export/events.csv?raw=0')).body).toBe(safe.body);
+      await expectInvalid(h, org.keys.secret, '/v1/query/export/events.csv?raw=yes', 'raw');
+    });
+
     it.skipIf(skip)('an empty site exports only the header; from and to bound the rows', async () => {
       const org = await h.org('Csv');
       const res = await query(h, org.keys.secret, '/v1/query/export/events.csv');
@@ -277,5 +311,16 @@ eachDialect('raw data and CSV export', ({ name, skip }) => {
       expect(peak).toBeLessThan(bytes / 4);
       console.log(`[${name}] events.csv: ${(bytes / 1e6).toFixed(1)} MB streamed, peak heap growth ${(peak / 1e6).toFixed(1)} MB`);
     });
+  });
+});
+
+describe('csv cells', () => {
+  it('OWASP\'s rule: =, +, -, @, tab and carriage return first get a quote; anything else, and raw cells, stay as they are', () => {
+    expect(['=1', '+1', '-1', '@a', '\tx', '\rx'].map((v) => csvField(v))).toEqual(['\'=1', '\'+1', '\'-1', '\'@a', '\'\tx', '"\'\rx"']);
+    expect(['a=1', ' =1', '/x', '2026-11-02T12:00:00.000Z', '', 'x-1'].map((v) => csvField(v))).toEqual(['a=1', ' =1', '/x', '2026-11-02T12:00:00.000Z', '', 'x-1']);
+    expect(csvField(-5)).toBe('\'-5');
+    expect(csvField(5)).toBe('5');
+    expect(csvRow(['=1', '-2', '"@x"'], false)).toBe('=1,-2,"""@x"""\r\n');
+    expect(csvRow(['=1', 'a,b'])).toBe('\'=1,"a,b"\r\n');
   });
 });

@@ -7354,6 +7354,8 @@ export interface operations {
                 from?: string;
                 /** @description ISO 8601; events before */
                 to?: string;
+                /** @description 1: every cell verbatim. By default (0) a cell starting with =, +, -, @, a tab or a carriage return gets a leading single quote ('), so a spreadsheet shows it as text instead of running it */
+                raw?: "0" | "1";
             };
             header?: never;
             path?: never;

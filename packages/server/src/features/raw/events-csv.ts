@@ -1,5 +1,6 @@
 // GET /v1/query/export/events.csv: every event of the site as RFC 4180 CSV, read in
-// keyset-paged chunks so memory stays flat however many rows there are.
+// keyset-paged chunks so memory stays flat however many rows there are. Formula-like cells are
+// neutralised (csv.ts) unless `raw=1` asks for the verbatim file.
 import type { Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../store/tables.ts';
@@ -31,7 +32,7 @@ export function exportChunkQuery(db: Kysely<Database>, siteId: string, from: num
 
 type ExportRow = Awaited<ReturnType<ReturnType<typeof exportChunkQuery>['execute']>>[number];
 
-async function* exportEvents(db: Kysely<Database>, siteId: string, from: number | null, to: number | null) {
+async function* exportEvents(db: Kysely<Database>, siteId: string, from: number | null, to: number | null, neutralise: boolean) {
   yield csvRow(EXPORT_HEADER);
   let after: { at: number; id: string } | null = null;
   for (;;) {
@@ -39,7 +40,7 @@ async function* exportEvents(db: Kysely<Database>, siteId: string, from: number 
     if (rows.length === 0) return;
     let chunk = '';
     for (const r of rows) {
-      chunk += csvRow([r.id, r.sid, r.visitor_id, r.type, r.page, new Date(r.occurred_at).toISOString(), r.name, r.signal_type, r.element, r.label, r.referrer_page, r.environment, r.props]);
+      chunk += csvRow([r.id, r.sid, r.visitor_id, r.type, r.page, new Date(r.occurred_at).toISOString(), r.name, r.signal_type, r.element, r.label, r.referrer_page, r.environment, r.props], neutralise);
     }
     yield chunk;
     const last: { occurred_at: number; id: string } = rows[rows.length - 1];
@@ -54,5 +55,5 @@ export async function eventsCsv({ ctx, input }: { ctx: ServiceContext; input: St
   const from = parseInstant(input.from, 'from');
   const to = parseInstant(input.to, 'to');
   if (from !== null && to !== null && to <= from) throw new AppError('invalid_input', 'to must be after from', { field: 'to', reason: 'must be after from' });
-  return { filename: `events-${site.id}.csv`, chunks: exportEvents(ctx.db, site.id, from, to) };
+  return { filename: `events-${site.id}.csv`, chunks: exportEvents(ctx.db, site.id, from, to, input.raw !== '1') };
 }

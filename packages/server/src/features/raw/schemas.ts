@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { RAW_TABLE_NAMES } from './tables.ts';
-import { SiteIdParam } from '../../domain/schema-parts.ts';
+import { OneOf, SiteIdParam } from '../../domain/schema-parts.ts';
 
 export const RAW_DEFAULT_LIMIT = 100;
 export const RAW_MAX_LIMIT = 1000;
@@ -18,6 +18,7 @@ export const ExportQuery = Type.Object({
   site_id: Type.Optional(SiteIdParam),
   from: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; events at or after' })),
   to: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601; events before' })),
+  raw: Type.Optional(OneOf(['0', '1'], '1: every cell verbatim. By default (0) a cell starting with =, +, -, @, a tab or a carriage return gets a leading single quote (\'), so a spreadsheet shows it as text instead of running it')),
 });
 
 export const RawRows = Type.Object({
