@@ -4,7 +4,6 @@ import { STATUS_CODES } from 'node:http';
 import Fastify, { type FastifyRequest, type FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { App, AppDeps } from './http/app-types.ts';
-import { Type } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import formatsModule from 'ajv-formats';
 import { v7 as uuidv7 } from 'uuid';
@@ -21,6 +20,7 @@ import { UUID_PATTERN } from './domain/tenancy.ts';
 import { enforceRateLimit } from './http/limits.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { createMetrics } from './http/metrics.ts';
+import { metricsRoute } from './http/metrics-route.ts';
 import { registerFeatures } from './features/index.ts';
 import { mcpRoutes } from './mcp/routes.ts';
 import { redirectToDashboard, wantsDashboard } from './features/dashboard/routes.ts';
@@ -104,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const metrics = createMetrics();
   metrics.trackStoreFaults(deps.store.faults);
   metrics.trackRateLimiter(deps.limiter);
+  metrics.trackWork(deps.store.readDb, () => deps.clock.now());
   app.decorate('services', {
     ...deps,
     secrets: new Secrets(deps.config.secret),
@@ -227,16 +228,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Before any route: the OpenAPI generator collects routes as they are added.
   await registerOpenApi(app);
 
-  app.get('/metrics', {
-    config: { access: { surface: 'public' } },
-    schema: {
-      tags: ['health'], summary: 'Prometheus metrics',
-      response: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: Type.String() } } } },
-    },
-  }, async (_request, reply) => {
-    reply.header('content-type', metrics.contentType);
-    return metrics.render();
-  });
+  metricsRoute(app, metrics, deps.config.metricsToken);
 
   await registerFeatures(app);
   // The MCP endpoint: a face of its own beside the routes, over the same services.

@@ -48,6 +48,8 @@ export interface Config {
    * only peers at those addresses or CIDR ranges; true trusts every hop.
    */
   trustProxy: boolean | number | string[];
+  /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`; null leaves it public. */
+  metricsToken: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -98,6 +100,14 @@ function trustProxy(env: NodeJS.ProcessEnv): boolean | number | string[] {
     }
   }
   return list;
+}
+
+/** A bearer token: printable ASCII without spaces (what a `Bearer <token>` header can carry), 16 to 256 characters. */
+function metricsToken(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.METRICS_TOKEN;
+  if (raw === undefined || raw === '') return null;
+  if (!/^[\x21-\x7e]{16,256}$/.test(raw)) throw new ConfigError('METRICS_TOKEN must be 16 to 256 printable characters without spaces');
+  return raw;
 }
 
 function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | null {
@@ -180,5 +190,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     dataDir,
     trustProxy: trustProxy(env),
+    metricsToken: metricsToken(env),
   };
 }

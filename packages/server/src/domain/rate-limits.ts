@@ -21,7 +21,7 @@ export function rateLimited(hit: Hit, what: string): AppError {
  * Runs one authentication attempt under the failed-authentication lockout: an IP with too
  * many recent 401s is refused before trying, and every 401 the attempt throws counts.
  */
-export async function withFailedAuthLockout(limiter: RateLimiter, ip: string, now: number, attempt: () => Promise<AuthContext>): Promise<AuthContext> {
+export async function withFailedAuthLockout<T = AuthContext>(limiter: RateLimiter, ip: string, now: number, attempt: () => Promise<T>): Promise<T> {
   const bucket = `authfail:ip:${ip}`;
   if ((await limiter.peek(bucket, MINUTE_MS, now)) >= FAILED_AUTH_PER_MIN) {
     const resetAt = Math.ceil((now + 1) / MINUTE_MS) * MINUTE_MS;

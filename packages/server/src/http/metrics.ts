@@ -2,6 +2,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RateLimiter } from '../store/rate-limit.ts';
 import type { StoreFaultEpisodes } from '../store/store-faults.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/tables.ts';
+import { BACKLOG_COUNT_CAP, DELIVERY_CHANNELS, dueBacklog, failedByChannel } from '../delivery/backlog.ts';
+import { lastCycleAgeSeconds } from '../pipeline/last-cycle.ts';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
@@ -28,12 +32,18 @@ export function createMetrics() {
     registers: [registry],
   });
   const byLabels = new Map<string, { count: Counter.Internal; time: Histogram.Internal<'method' | 'route'> }>();
+  // Plain running totals beside the series, for the terminal's heartbeat (http/heartbeat.ts).
+  const totals = { requests: 0, events: 0 };
   return {
     contentType: registry.contentType,
     countIngest(outcome: 'stored' | 'duplicate' | 'rejected' | 'bot', n: number) {
       if (n > 0) ingestEvents.inc({ outcome }, n);
+      if (outcome === 'stored') totals.events += n;
     },
+    /** Requests answered and events stored since the app was built. */
+    totals: () => ({ ...totals }),
     observe(method: string, route: string, status: number, elapsedMs: number) {
+      totals.requests++;
       // Every request counts here: the labelled series are looked up once per label set.
       const key = `${method} ${status} ${route}`;
       let series = byLabels.get(key);
@@ -91,6 +101,40 @@ export function createMetrics() {
         registers: [registry],
         collect() {
           for (const fault of Object.keys(faults.counts)) this.set({ fault }, faults.active() === fault ? 1 : 0);
+        },
+      });
+    },
+    /**
+     * The pipeline and the delivery queues as the store holds them, read at each scrape (so an
+     * API process reports a separate worker): five indexed reads (pipeline/last-cycle.ts,
+     * delivery/backlog.ts). A read that fails (the store is down) reports NaN rather than fail
+     * the scrape, whose store-fault series matter most then. buildApp calls it.
+     */
+    trackWork(db: Kysely<Database>, now: () => number) {
+      new Gauge({
+        name: 'mallard_pipeline_last_cycle_age_seconds',
+        help: 'Seconds since the latest pipeline cycle any process recorded in the store (with live sites but no cycle yet: since the oldest was created); NaN without a live site',
+        registers: [registry],
+        async collect() { this.set(await lastCycleAgeSeconds(db, now()).then((age) => age ?? NaN, () => NaN)); },
+      });
+      new Gauge({
+        name: 'mallard_outbox_due',
+        help: `Jobs due now and not yet sent, by queue: outbox (events and notifications) and webhook_deliveries; counted up to ${BACKLOG_COUNT_CAP}`,
+        labelNames: ['queue'],
+        registers: [registry],
+        async collect() {
+          const due = await dueBacklog(db, now()).catch(() => ({ outbox: NaN, webhook_deliveries: NaN }));
+          for (const [queue, count] of Object.entries(due)) this.set({ queue }, count);
+        },
+      });
+      new Gauge({
+        name: 'mallard_delivery_failed',
+        help: 'Deliveries that gave up after their last retry and are still in the store, by channel (webhook, slack, pagerduty, email); a retry from the API takes one back',
+        labelNames: ['channel'],
+        registers: [registry],
+        async collect() {
+          const failed = await failedByChannel(db).catch(() => Object.fromEntries(DELIVERY_CHANNELS.map((channel) => [channel, NaN])));
+          for (const [channel, count] of Object.entries(failed)) this.set({ channel }, count);
         },
       });
     },

@@ -48,7 +48,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prometheus metrics
+         * Prometheus metrics. Public, unless the server has METRICS_TOKEN: then `Authorization: Bearer <METRICS_TOKEN>` is required (401 missing_auth without it, 401 invalid_key for another token)
          * @description Public: no credential needed.
          */
         get: operations["getMetrics"];
@@ -1571,8 +1571,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description `missing_auth`, `invalid_key`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description `request_timeout`: Error */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -42,7 +42,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent', rateLimits: { ...DEFAULT_RATE_LIMITS }, smtpUrl: null, demo: false,
     allowPrivateTargets: true, retentionDays: 90, sqliteReaders: 2, readCacheMs: DEFAULT_READ_CACHE_MS, sqliteSynchronous: 'normal', pipelineIntervalMs: 15 * 60_000, deliveryLeaseMs: 60_000, publicUrl: 'http://127.0.0.1:8787',
     providers: { slackApi: 'http://127.0.0.1:9/slack', pagerdutyEvents: 'http://127.0.0.1:9/pd', linearApi: 'http://127.0.0.1:9/linear', githubApi: 'http://127.0.0.1:9/github' },
-    dataDir: tmpdir(), trustProxy: false, ...overrides,
+    dataDir: tmpdir(), trustProxy: false, metricsToken: null, ...overrides,
   };
 }
 
