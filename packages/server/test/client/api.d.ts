@@ -1184,7 +1184,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Replace the signing secret; the new one is shown once, and the old one keeps signing beside it for a grace period
+         * Replace the signing secret; a generated one is shown once, and the old one keeps signing beside it for a grace period
          * @description Credential: a key with `manage:write` or `webhook:write`, or a user token; role `admin` or higher.
          */
         post: operations["postManageWebhooksByIdRotateSecret"];
@@ -14901,8 +14901,8 @@ export interface operations {
                             /** @description After a secret rotation: until when deliveries are also signed with the previous secret; null otherwise */
                             rotation_ends_at: string | null;
                         } & {
-                            /** @description The new secret, only here */
-                            secret: string;
+                            /** @description The new secret when generated, only here; absent when you gave one */
+                            secret?: string;
                         };
                         error: null;
                     };

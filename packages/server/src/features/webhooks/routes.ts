@@ -73,9 +73,9 @@ export async function webhookRoutes(app: App) {
   app.post('/manage/webhooks/:id/rotate-secret', {
     config: { access: { ...write, bodyRequired: false } },
     schema: {
-      tags: ['webhooks'], summary: 'Replace the signing secret; the new one is shown once, and the old one keeps signing beside it for a grace period',
+      tags: ['webhooks'], summary: 'Replace the signing secret; a generated one is shown once, and the old one keeps signing beside it for a grace period',
       params: WebhookParams, body: RotateSecretBody,
-      response: { 200: Envelope(Type.Intersect([WebhookRecord, Type.Object({ secret: Type.String({ description: 'The new secret, only here' }) })])) },
+      response: { 200: Envelope(Type.Intersect([WebhookRecord, Type.Object({ secret: Type.Optional(Type.String({ description: 'The new secret when generated, only here; absent when you gave one' })) })])) },
     },
   }, async (request) => ok(await rotateWebhookSecret({ ctx: contextOf(request), input: { ...(request.body ?? {}), ...request.params }, secrets })));
 

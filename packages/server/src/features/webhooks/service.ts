@@ -79,7 +79,8 @@ export async function rotateWebhookSecret({ ctx, input: { id, ...input }, secret
     }).where('id', '=', hook.id).execute();
     await recordAudit(trx, ctx, { action: 'webhook.secret_rotated', targetType: 'webhook', targetId: hook.id, siteId: hook.site_id, details: { grace_hours: graceHours, generated: input.secret === undefined } });
   });
-  return { ...toWebhookRecord(next), secret };
+  // A secret the caller chose is never echoed (docs/webhooks.md): only a generated one is shown, once.
+  return input.secret === undefined ? { ...toWebhookRecord(next), secret } : toWebhookRecord(next);
 }
 
 export async function deleteWebhook({ ctx, input }: { ctx: ServiceContext; input: { id: string } }) {
