@@ -7,8 +7,9 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult, TransactionSettings } from 'kysely';
 import type { StoreFaultEpisodes } from './store-faults.ts';
 import { classify } from './table-changes.ts';
+import { withDriver, WrappingDriver, type WrappedConnection } from './wrapping-driver.ts';
 
-class WatchedConnection implements DatabaseConnection {
+class WatchedConnection implements WrappedConnection {
   inTransaction = false;
 
   constructor(readonly inner: DatabaseConnection, private readonly episodes: StoreFaultEpisodes) {}
@@ -29,10 +30,8 @@ class WatchedConnection implements DatabaseConnection {
   }
 }
 
-class WatchedDriver implements Driver {
-  constructor(private readonly inner: Driver, private readonly episodes: StoreFaultEpisodes) {}
-
-  init() { return this.inner.init(); }
+class WatchedDriver extends WrappingDriver {
+  constructor(inner: Driver, private readonly episodes: StoreFaultEpisodes) { super(inner); }
 
   async acquireConnection(): Promise<DatabaseConnection> {
     try {
@@ -43,22 +42,20 @@ class WatchedDriver implements Driver {
     }
   }
 
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
-    const watched = connection as WatchedConnection;
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
     try {
-      await this.inner.beginTransaction(watched.inner, settings);
+      await super.beginTransaction(connection, settings);
     } catch (err) {
       this.episodes.failed(err);
       throw err;
     }
-    watched.inTransaction = true;
+    (connection as WatchedConnection).inTransaction = true;
   }
 
-  async commitTransaction(connection: DatabaseConnection) {
-    const watched = connection as WatchedConnection;
-    watched.inTransaction = false;
+  override async commitTransaction(connection: DatabaseConnection) {
+    (connection as WatchedConnection).inTransaction = false;
     try {
-      await this.inner.commitTransaction(watched.inner);
+      await super.commitTransaction(connection);
     } catch (err) {
       this.episodes.failed(err);
       throw err;
@@ -66,40 +63,18 @@ class WatchedDriver implements Driver {
     this.episodes.succeeded(true);
   }
 
-  async rollbackTransaction(connection: DatabaseConnection) {
-    const watched = connection as WatchedConnection;
-    watched.inTransaction = false;
+  override async rollbackTransaction(connection: DatabaseConnection) {
+    (connection as WatchedConnection).inTransaction = false;
     try {
-      await this.inner.rollbackTransaction(watched.inner);
+      await super.rollbackTransaction(connection);
     } catch (err) {
       // Kysely rethrows the transaction's own error after this returns; that is the one to keep.
       this.episodes.failed(err);
     }
   }
-
-  async savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]) {
-    await this.inner.savepoint!((connection as WatchedConnection).inner, name, compile);
-  }
-
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['rollbackToSavepoint']>>[2]) {
-    await this.inner.rollbackToSavepoint!((connection as WatchedConnection).inner, name, compile);
-  }
-
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['releaseSavepoint']>>[2]) {
-    await this.inner.releaseSavepoint!((connection as WatchedConnection).inner, name, compile);
-  }
-
-  releaseConnection(connection: DatabaseConnection) { return this.inner.releaseConnection((connection as WatchedConnection).inner); }
-
-  destroy() { return this.inner.destroy(); }
 }
 
 /** The same dialect, with every statement's fault noted in `episodes` and a failed rollback never hiding the error before it. */
 export function faultWatchedDialect(inner: Dialect, episodes: StoreFaultEpisodes): Dialect {
-  return {
-    createDriver: () => new WatchedDriver(inner.createDriver(), episodes),
-    createQueryCompiler: () => inner.createQueryCompiler(),
-    createAdapter: () => inner.createAdapter(),
-    createIntrospector: (db) => inner.createIntrospector(db),
-  };
+  return withDriver(inner, (driver) => new WatchedDriver(driver, episodes));
 }

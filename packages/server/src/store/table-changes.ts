@@ -15,6 +15,7 @@ import type {
   CompiledQuery, DatabaseConnection, Dialect, Driver, Kysely, QueryResult, TransactionSettings,
 } from 'kysely';
 import { COUNTED_TABLES } from './row-counts.ts';
+import { withDriver, WrappingDriver, type WrappedConnection } from './wrapping-driver.ts';
 import type { Database } from './tables.ts';
 
 /** Every table of the schema; the type check below fails when one is added to tables.ts and not here. */
@@ -82,7 +83,7 @@ export class TableChanges {
   }
 }
 
-class TrackedConnection implements DatabaseConnection {
+class TrackedConnection implements WrappedConnection {
   /** Tables written inside the open transaction, marked when it commits. */
   pending: Set<string> | null = null;
 
@@ -114,25 +115,22 @@ class TrackedConnection implements DatabaseConnection {
   }
 }
 
-class TrackedDriver implements Driver {
-  constructor(private readonly inner: Driver, private readonly changes: TableChanges) {}
-
-  init() { return this.inner.init(); }
+class TrackedDriver extends WrappingDriver {
+  constructor(inner: Driver, private readonly changes: TableChanges) { super(inner); }
 
   async acquireConnection(): Promise<DatabaseConnection> {
     return new TrackedConnection(await this.inner.acquireConnection(), this.changes);
   }
 
-  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
-    const tracked = connection as TrackedConnection;
-    await this.inner.beginTransaction(tracked.inner, settings);
-    tracked.pending = new Set();
+  override async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
+    await super.beginTransaction(connection, settings);
+    (connection as TrackedConnection).pending = new Set();
   }
 
-  async commitTransaction(connection: DatabaseConnection) {
+  override async commitTransaction(connection: DatabaseConnection) {
     const tracked = connection as TrackedConnection;
     try {
-      await this.inner.commitTransaction(tracked.inner);
+      await super.commitTransaction(connection);
     } finally {
       const written = tracked.pending;
       tracked.pending = null;
@@ -140,37 +138,15 @@ class TrackedDriver implements Driver {
     }
   }
 
-  async rollbackTransaction(connection: DatabaseConnection) {
-    const tracked = connection as TrackedConnection;
-    tracked.pending = null;
-    await this.inner.rollbackTransaction(tracked.inner);
+  override async rollbackTransaction(connection: DatabaseConnection) {
+    (connection as TrackedConnection).pending = null;
+    await super.rollbackTransaction(connection);
   }
-
-  async savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]) {
-    await this.inner.savepoint!((connection as TrackedConnection).inner, name, compile);
-  }
-
-  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['rollbackToSavepoint']>>[2]) {
-    await this.inner.rollbackToSavepoint!((connection as TrackedConnection).inner, name, compile);
-  }
-
-  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['releaseSavepoint']>>[2]) {
-    await this.inner.releaseSavepoint!((connection as TrackedConnection).inner, name, compile);
-  }
-
-  releaseConnection(connection: DatabaseConnection) { return this.inner.releaseConnection((connection as TrackedConnection).inner); }
-
-  destroy() { return this.inner.destroy(); }
 }
 
 /** The same dialect, with every statement of its driver observed by `changes`. */
 export function trackedDialect(inner: Dialect, changes: TableChanges): Dialect {
-  return {
-    createDriver: () => new TrackedDriver(inner.createDriver(), changes),
-    createQueryCompiler: () => inner.createQueryCompiler(),
-    createAdapter: () => inner.createAdapter(),
-    createIntrospector: (db) => inner.createIntrospector(db),
-  };
+  return withDriver(inner, (driver) => new TrackedDriver(driver, changes));
 }
 
 const changesOf = new WeakMap<Kysely<Database>, TableChanges>();
