@@ -355,7 +355,7 @@ eachDialect('ingest read routes', ({ name, skip }) => {
       expect(text).toContain('desktop');
       expect(text).toMatch(/\/pricing \(10 s\)/); // 10 s on /pricing
       expect(text).toMatch(/\/checkout \(30 s\)/); // 30 s on /checkout
-      expect(text).toContain('checkout completed');
+      expect(text).toContain('the user completed checkout.');
       const last = text.slice(text.lastIndexOf('Left'));
       expect(last).toContain('/orders/:id/items');
       expect(last).toContain('50 s');

@@ -106,6 +106,12 @@ eachDialect('MCP on simulated data', (dialect) => {
         await writer?.close();
       });
 
+      it('writes money as people read it, in the site\'s currency (whole units, grouped), never as raw cents', async () => {
+        const { text } = await callOk(reader.client, 'get_revenue');
+        expect(text).toMatch(/Revenue at risk: \$[\d,]+ a month/);
+        expect(text).not.toMatch(/\d\.\d\d [A-Z]{3}/);
+      });
+
       it('lists the read tools for an MCP key, and the write tools too for a key with manage:write', async () => {
         const read = (await reader.client.listTools()).tools;
         expect(read.map((t) => t.name).sort()).toEqual([...READ_TOOLS].sort());

@@ -16,6 +16,7 @@ import { listAlerts } from '../features/alerts/alert-list.ts';
 import { summarizePoints } from './heatmap-summary.ts';
 import { mayWrite, siteOf, type McpSession } from './session.ts';
 import { bullets, countsLine, lines, plural, signed } from './text.ts';
+import { formatMoney } from '../domain/money.ts';
 
 type Args = Record<string, string | undefined>;
 type Row = Record<string, unknown>;
@@ -25,7 +26,7 @@ interface PromptDef extends Prompt {
 }
 
 const SITE_ARG = { name: 'site_id', description: 'The site (a UUID); needed only for an org-level credential without a default site', required: false };
-const money = (cents: number | null | undefined, currency: string) => (cents === null || cents === undefined ? 'no estimate' : `${(cents / 100).toFixed(2)} ${currency}`);
+const money = (cents: number | null | undefined, currency: string) => (cents === null || cents === undefined ? 'no estimate' : formatMoney(cents, currency));
 const FACTS_NOTE = 'The facts above were computed by Mallard; use them as they are rather than recomputing them.';
 
 function required(args: Args, name: string): string {

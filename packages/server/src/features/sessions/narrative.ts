@@ -72,6 +72,23 @@ export function describeSignal(event: NarrativeEvent): string {
   }
 }
 
+/** Past forms that do not end in -ed, common in event names. */
+const IRREGULAR_PAST = new Set(['done', 'sent', 'paid', 'made', 'begun', 'bought', 'won', 'lost', 'seen', 'given', 'set', 'put', 'read', 'left', 'found', 'chosen', 'taken', 'shown']);
+
+/**
+ * A tracked event in plain words. Names often end with their verb (`checkout_completed`,
+ * `signUpStarted`): that becomes "completed checkout", "started sign up", never "completed
+ * checkout completed". A name without one is quoted: tracked "add to cart".
+ */
+export function describeTracked(name: string): string {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[\s_\-.:/]+/).filter(Boolean).map((w) => w.toLowerCase());
+  if (words.length === 0) return 'tracked an event';
+  const last = words[words.length - 1];
+  if (words.length > 1 && (/[a-z]{2}ed$/.test(last) || IRREGULAR_PAST.has(last))) return `${last} ${words.slice(0, -1).join(' ')}`;
+  if (words.length === 1 && (/[a-z]{2}ed$/.test(last) || IRREGULAR_PAST.has(last))) return last;
+  return `tracked "${words.join(' ')}"`;
+}
+
 function arrival(session: NarrativeSession, entry: string): string {
   const device = session.device_type ? `a ${session.device_type}` : 'an unknown device';
   const agent = [session.browser, session.os].filter(Boolean).join(' on ');
@@ -104,7 +121,7 @@ export function buildNarrative(session: NarrativeSession, events: readonly Narra
       visitStart = event.occurred_at;
     }
     if (event.type === 'signal') moments.push(describeSignal(event));
-    else if (event.type === 'track' && event.name) moments.push(`completed ${event.name.replace(/_/g, ' ')}`);
+    else if (event.type === 'track' && event.name) moments.push(describeTracked(event.name));
   }
   closeVisit(end);
 

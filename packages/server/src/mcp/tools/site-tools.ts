@@ -12,9 +12,10 @@ import { getRecommendations, getRevenueAtRisk } from '../../features/revenue/ser
 import { Recommendations, RecommendationsQuery, RevenueAtRisk, RevenueQuery } from '../../features/revenue/schemas.ts';
 import { defineTool } from '../tool-kit.ts';
 import { bullets, countsLine, lines, plural, signed } from '../text.ts';
+import { formatMoney } from '../../domain/money.ts';
 
 type Row = Record<string, unknown>;
-const money = (cents: number | null | undefined, currency: string) => (cents === null || cents === undefined ? 'unknown' : `${(cents / 100).toFixed(2)} ${currency}`);
+const money = (cents: number | null | undefined, currency: string) => (cents === null || cents === undefined ? 'unknown' : formatMoney(cents, currency));
 
 export const whoamiTool = defineTool({
   name: 'whoami',
