@@ -380,7 +380,7 @@ export async function buildDataset(url: string, spec: DatasetSpec, name: string,
  * whole table, and a read of the latest sessions' events (flows, the friction map) touches a
  * page per row, which PostgreSQL (default shared_buffers 128 MB) reads from the OS or the disk.
  * So the rows are put in the order ingest would have written them: events and signals by time,
- * sessions by their last activity (BENCHMARKS.md, "reads", has the effect on flows).
+ * sessions by their last activity (the reads runs in BENCHMARKS-HISTORY.md have the effect on flows).
  */
 async function orderLikeIngest(url: string) {
   const client = new pg.Client({ connectionString: url });

@@ -1,7 +1,9 @@
-// `npm run bench -- <name> [options]`: runs one benchmark (or `all` of them in sequence) and
-// prints its figures as Markdown for BENCHMARKS.md (machine and date included). Figures are
-// ratios against a baseline measured in the same run on the same machine.
+// `npm run bench -- <name>`: runs one benchmark (or `all` of them in sequence), prints its
+// figures as Markdown (machine and date included) and puts them in BENCHMARKS.md as that
+// benchmark's current run, the run they replace moving to BENCHMARKS-HISTORY.md (`--print`
+// only prints). Figures are ratios against a baseline measured in the same run on the same machine.
 import { cpus, totalmem } from 'node:os';
+import { recordRun } from './results-page.ts';
 
 const benches: Record<string, (argv: string[]) => Promise<string>> = {
   ingest: async () => (await import('./ingest.ts')).runIngestBench(),
@@ -16,13 +18,17 @@ const benches: Record<string, (argv: string[]) => Promise<string>> = {
 
 const name = process.argv[2];
 if (!name || !(benches[name] || name === 'all')) {
-  console.error(`usage: npm run bench -- <${[...Object.keys(benches), 'all'].join('|')}> [options; \`reads\` and \`all\` take --sizes, --dialects, --database-url, --seed]`);
+  console.error(`usage: npm run bench -- <${[...Object.keys(benches), 'all'].join('|')}> [--print] [options; \`reads\` and \`all\` take --sizes, --dialects, --database-url, --seed]`);
   process.exit(2);
 }
 const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 // `all` passes its options to the benches that take them (only `reads` does).
+const printOnly = process.argv.includes('--print');
+const options = process.argv.slice(3).filter((arg) => arg !== '--print');
 for (const bench of name === 'all' ? Object.keys(benches) : [name]) {
-  const report = await benches[bench](process.argv.slice(3));
-  console.log(`\n### ${bench} (${new Date().toISOString().slice(0, 10)}; ${machine})\n\n${report}`);
+  const report = await benches[bench](options);
+  const run = `### ${bench} (${new Date().toISOString().slice(0, 10)}; ${machine})\n\n${report}`;
+  console.log(`\n${run}`);
+  if (!printOnly) recordRun(bench, run);
 }
 process.exit(0);

@@ -22,6 +22,7 @@ import { Secrets } from '../src/auth/secrets.ts';
 import { bootstrapOrg } from '../src/features/orgs/bootstrap.ts';
 import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { recordRun } from './results-page.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -33,6 +34,8 @@ const { values: args } = parseArgs({
     // soak measures drift at a rate the server keeps up with, not saturation (BENCHMARKS.md).
     'ingest-per-second': { type: 'string', default: '20' },
     'reads-per-second': { type: 'string', default: '20' },
+    // Prints the run without putting it in BENCHMARKS.md.
+    print: { type: 'boolean', default: false },
   },
 });
 const MINUTES = Number(args.minutes);
@@ -53,7 +56,7 @@ const READS = [
 ];
 
 if (!(MINUTES > 0) || !(WINDOW_MS >= 5000) || !(INGEST_PER_S > 0) || !(READS_PER_S > 0)) {
-  console.error('usage: npm run soak -- [--minutes N] [--window-seconds S>=5] [--ingest-per-second N] [--reads-per-second N] [--database-url URL]');
+  console.error('usage: npm run soak -- [--print] [--minutes N] [--window-seconds S>=5] [--ingest-per-second N] [--reads-per-second N] [--database-url URL]');
   process.exit(2);
 }
 
@@ -258,7 +261,7 @@ async function main() {
 
   const fmt = (n: number, d = 0) => n.toFixed(d);
   const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-  console.log([
+  const run = [
     `### soak (${new Date().toISOString().slice(0, 10)}; ${machine})`,
     '',
     `${MINUTES} min on ${databaseUrl.startsWith('postgres') ? 'PostgreSQL' : 'SQLite'}: one \`mallard serve\` (API, pipeline every minute, delivery); ${INGEST_PER_S} ingest batches/s of ${EVENTS_PER_BATCH} events, ${READS_PER_S} reads/s over ${READS.length} read routes in turn, a deploy (and its signed webhook) every ${DEPLOY_EVERY_MS / 1000} s. Windows of ${WINDOW_MS / 1000} s; warm-up ${WARMUP_MS / 60_000} min.`,
@@ -274,7 +277,9 @@ async function main() {
     `- After the warm-up: RSS slope ${rssSlope.toFixed(2)} MB/min; second half / first half: RSS ${rssGrowth.toFixed(2)}x, p99 ${p99Growth.toFixed(2)}x.`,
     `- ${counter} batches (${counter * EVENTS_PER_BATCH} events) sent, ${errors} errors (${fiveHundreds} 5xx), ${dropped} requests not sent because 256 were in flight; ${received.size} webhooks received for ${deploysRecorded} deploys acknowledged (201), every signature valid: ${badSignatures === 0 ? 'yes' : 'no'}.`,
     `- Verdict: ${problems.length ? `FAIL: ${problems.join('; ')}` : 'kept up, no upward drift, nothing lost'}.`,
-  ].join('\n'));
+  ].join('\n');
+  console.log(run);
+  if (!args.print) recordRun('soak', run);
   process.exit(problems.length ? 1 : 0);
 }
 

@@ -23,7 +23,7 @@ export async function rawRoutes(app: App) {
     const rows = await rawRows({ ctx: contextOf(request), input: request.query });
     // Each row's schema is open (the table's exposed columns, which serializeRow picks), so the
     // serializer Fastify compiles from it checks nothing JSON.stringify does not, and took most of
-    // the route's time: up to 1,000 rows of 15 to 20 columns (BENCHMARKS.md, "reads").
+    // the route's time: up to 1,000 rows of 15 to 20 columns (BENCHMARKS-HISTORY.md, "reads", the events export of 2026-11-26).
     return (reply as FastifyReply).type('application/json; charset=utf-8').send(JSON.stringify(ok(rows)));
   });
 
