@@ -157,18 +157,19 @@ keys.command('create')
   .requiredOption('--type <type>', 'key type: secret, mcp or publishable')
   .option('--scopes <list>', `comma-separated scopes (default ${KEYS_CREATE_DEFAULT_SCOPES})`)
   .option('--name <name>', 'a label shown in key lists')
-  .option('--json', 'print the key record with the key as JSON: {id, org_id, site_id, key_type, name, scopes, key_hint, created_by, created_at, expires_at, key}')
+  .option('--expires-in <duration>', 'the key stops working after this long: a whole number of days, hours or minutes, e.g. 30d, 12h or 90m (at most 3650d; default: never)')
+  .option('--json', 'print the key record with the key as JSON: {id, org_id, site_id, key_type, name, scopes, key_hint, created_by, created_at, expires_at, last_used_at, status, key}')
   .action(async (opts: KeysCreateOptions) => {
     await runKeysCreate(opts, () => loadConfig(), systemClock, (message) => new UsageError(message));
   });
 
 keys.command('list')
-  .description('List the active keys (never the keys themselves): id, type, hint, name, site, created, expires, last used.')
+  .description('List the keys that are not revoked (never the keys themselves): id, type, status (active or expired), hint, name, site, created, expires, last used.')
   .option('--site <id>', 'only this site\'s keys')
   .option('--org <id>', 'only this org\'s keys')
-  .option('--json', 'print {keys: [{id, org_id, site_id, key_type, name, scopes, key_hint, created_by, created_at, expires_at, last_used_at}]} as JSON')
+  .option('--json', 'print {keys: [{id, org_id, site_id, key_type, name, scopes, key_hint, created_by, created_at, expires_at, last_used_at, status}]} as JSON')
   .action(async (opts: KeysListOptions) => {
-    await runKeysList(opts, () => loadConfig(), (message) => new UsageError(message));
+    await runKeysList(opts, () => loadConfig(), systemClock, (message) => new UsageError(message));
   });
 keys.command('revoke')
   .description('Revoke a key by its id: it fails at once here and within 5 seconds on other running processes. Audited.')

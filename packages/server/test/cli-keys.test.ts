@@ -1,7 +1,7 @@
 // `mallard keys create` as an operator runs it: a real process against a real store; the key
 // works on the API at once, is shown once and stored only as an HMAC; mistakes are one line.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -32,7 +32,8 @@ describe('mallard keys create: arguments', () => {
     const { code, stdout } = run(['keys', 'create', '--help']);
     expect(code).toBe(0);
     expect(stdout).toContain('Usage: mallard keys create [options]');
-    for (const option of ['--site <id>', '--type <type>', '--scopes <list>', '--name <name>', '--json']) expect(stdout).toContain(option);
+    for (const option of ['--site <id>', '--type <type>', '--scopes <list>', '--name <name>', '--expires-in <duration>', '--json']) expect(stdout).toContain(option);
+    expect(stdout).toMatch(/30d, 12h or 90m/);
     expect(stdout).toMatch(/secret, mcp or publishable/);
   });
 
@@ -57,6 +58,21 @@ describe('mallard keys create: arguments', () => {
     const scope = run(['keys', 'create', '--site', '01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f', '--type', 'secret', '--scopes', 'query:read,everything'], env);
     expect(scope.code).toBe(1);
     expect(scope.stderr.trim()).toBe(`mallard: --scopes: unknown scope "everything" (one of ${SCOPES.join(', ')})`);
+  });
+
+  it('a bad --expires-in exits 1 with one line naming the option, before touching any store', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mallard-cli-keys-'));
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'never.db')}` };
+    const site = '01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f';
+    for (const value of ['30', '1w', '0d', '-5d', '1.5h', 'soon', '30 d']) {
+      const res = run(['keys', 'create', '--site', site, '--type', 'secret', '--expires-in', value], env);
+      expect(res.code, value).toBe(1);
+      expect(res.stderr.trim(), value).toBe(`mallard: --expires-in must be a whole number of days, hours or minutes such as 30d, 12h or 90m, got "${value}"`);
+    }
+    const tooLong = run(['keys', 'create', '--site', site, '--type', 'secret', '--expires-in', '3651d'], env);
+    expect(tooLong.code).toBe(1);
+    expect(tooLong.stderr.trim()).toBe('mallard: --expires-in must be at most 3650d (ten years), got "3651d"');
+    expect(existsSync(join(dir, 'never.db'))).toBe(false);
   });
 });
 
@@ -224,5 +240,29 @@ eachDialect('mallard keys list and revoke', ({ name, skip }) => {
     const again = run(['keys', 'revoke', made.id], env());
     expect(again.code).toBe(1);
     expect(again.stderr.trim()).toBe(`mallard: no active key ${made.id}`);
+  });
+
+  it.skipIf(skip)('--expires-in sets the expiry from now: the key is listed active and works until then, and is expired_key after', async () => {
+    const before = Date.now();
+    const made = run(['keys', 'create', '--site', siteId, '--type', 'secret', '--scopes', 'query:read', '--expires-in', '90m', '--json'], env());
+    const after = Date.now();
+    expect(made.code, made.stderr).toBe(0);
+    const out = JSON.parse(made.stdout);
+    expect(out.status).toBe('active');
+    const expiresAt = Date.parse(out.expires_at);
+    // Ninety minutes from when the command ran (between the two readings of the wall clock).
+    expect(expiresAt).toBeGreaterThanOrEqual(before + 90 * 60_000);
+    expect(expiresAt).toBeLessThanOrEqual(after + 90 * 60_000);
+
+    const text = run(['keys', 'list', '--site', siteId], env());
+    expect(text.stdout.split('\n').find((line) => line.startsWith(out.id))).toMatch(/^\S+ {2}secret {7}active {3}svc_sec_/);
+    const human = run(['keys', 'create', '--site', siteId, '--type', 'mcp', '--expires-in', '12h'], env());
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout.split('\n')[0]).toMatch(/; scopes mcp:read; expires \d{4}-\d{2}-\d{2}T[\d:.]+Z\)$/);
+
+    const whoami = () => app.inject({ method: 'GET', url: '/v1/query/whoami', headers: { authorization: `Bearer ${out.key}` } });
+    expect((await whoami()).statusCode).toBe(200);
+    clock.set(expiresAt);
+    expect((await whoami()).json().error.code).toBe('expired_key');
   });
 });

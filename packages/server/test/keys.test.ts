@@ -8,7 +8,7 @@ import { bearer, eachDialect, useHarness, auditRows } from './helpers/harness.ts
 const HOUR = 60 * 60 * 1000;
 const ALL_SCOPES = ['ingest:write', 'query:read', 'manage:write', 'mcp:read', 'webhook:write'];
 
-interface KeyRecord { id: string; org_id: string; site_id: string | null; key_type: string; name: string | null; scopes: string[]; key_hint: string; created_by: string | null; created_at: string; expires_at: string | null; last_used_at: string | null }
+interface KeyRecord { id: string; org_id: string; site_id: string | null; key_type: string; name: string | null; scopes: string[]; key_hint: string; created_by: string | null; created_at: string; expires_at: string | null; last_used_at: string | null; status: string }
 
 /** Every string anywhere inside a JSON value. */
 function strings(value: unknown): string[] {
@@ -49,7 +49,7 @@ eachDialect('API keys', ({ name, skip }) => {
     expect(key).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/), org_id: org.org_id, site_id: org.site_id, key_type: 'secret', name: 'ci',
       scopes: ['query:read', 'webhook:write'], key_hint: expect.any(String), created_by: org.email,
-      created_at: new Date(h.clock.now()).toISOString(), expires_at: null, last_used_at: null,
+      created_at: new Date(h.clock.now()).toISOString(), expires_at: null, last_used_at: null, status: 'active',
       key: expect.stringMatching(/^svc_sec_[A-Za-z0-9]{32,}$/),
     });
     expect(key.key_hint).toBe(`${key.key.slice(0, 8)}...${key.key.slice(-4)}`);
@@ -185,7 +185,7 @@ eachDialect('API keys', ({ name, skip }) => {
     for (const k of keys) {
       expect(k).not.toHaveProperty('key');
       expect(k).not.toHaveProperty('key_hash');
-      expect(Object.keys(k).sort()).toEqual(['created_at', 'created_by', 'expires_at', 'id', 'key_hint', 'key_type', 'last_used_at', 'name', 'org_id', 'scopes', 'site_id']);
+      expect(Object.keys(k).sort()).toEqual(['created_at', 'created_by', 'expires_at', 'id', 'key_hint', 'key_type', 'last_used_at', 'name', 'org_id', 'scopes', 'site_id', 'status']);
       expect(k.key_hint).toMatch(/^svc_(sec|mcp|pub)_\.\.\.[A-Za-z0-9]{4}$/);
     }
     const listed = keys.find((k) => k.id === created.id)!;
@@ -284,6 +284,26 @@ eachDialect('API keys', ({ name, skip }) => {
     const expired = await whoami(key);
     expect(expired.statusCode).toBe(401);
     expect(expired.json()).toEqual({ data: null, error: { code: 'expired_key', message: expect.any(String), status: 401 } });
+  });
+
+  it.skipIf(skip)('lists give each key its status: active until expires_at, expired from then on (as authentication decides)', async () => {
+    const { org, jwt } = await setup();
+    const expiresAt = h.clock.now() + HOUR;
+    const created = await create(jwt, { key_type: 'secret', site_id: org.site_id, scopes: ['query:read'], expires_at: new Date(expiresAt).toISOString() });
+    expect(created.json().data.status).toBe('active');
+    const id = created.json().data.id as string;
+    const statusOf = async () => {
+      const keys = (await listKeys(jwt)).json().data.keys as KeyRecord[];
+      return Object.fromEntries(keys.map((k) => [k.id, k.status]));
+    };
+    const bootstrapIds = ((await listKeys(jwt)).json().data.keys as KeyRecord[]).filter((k) => k.id !== id).map((k) => k.id);
+    expect(await statusOf()).toEqual({ ...Object.fromEntries(bootstrapIds.map((k) => [k, 'active'])), [id]: 'active' });
+    h.clock.advance(HOUR - 1000);
+    expect((await statusOf())[id]).toBe('active');
+    h.clock.advance(1000);
+    // The moment the key is refused, the list says why; the keys without expiry stay active.
+    expect((await whoami(created.json().data.key)).json().error.code).toBe('expired_key');
+    expect(await statusOf()).toEqual({ ...Object.fromEntries(bootstrapIds.map((k) => [k, 'active'])), [id]: 'expired' });
   });
 
   it.skipIf(skip)('keys are minted only with a user token (401 jwt_required) and by admins', async () => {

@@ -4576,6 +4576,11 @@ export interface operations {
                                 expires_at: string | null;
                                 /** @description When the key last authenticated, to the minute (written at most once a minute per key); null: never used */
                                 last_used_at: string | null;
+                                /**
+                                 * @description active: it authenticates; expired: its expires_at has passed (401 expired_key); revoked: revoked (401 invalid_key). Lists hold active and expired keys
+                                 * @enum {string}
+                                 */
+                                status: "active" | "expired" | "revoked";
                             }[];
                         };
                         error: null;
@@ -4797,6 +4802,11 @@ export interface operations {
                             expires_at: string | null;
                             /** @description When the key last authenticated, to the minute (written at most once a minute per key); null: never used */
                             last_used_at: string | null;
+                            /**
+                             * @description active: it authenticates; expired: its expires_at has passed (401 expired_key); revoked: revoked (401 invalid_key). Lists hold active and expired keys
+                             * @enum {string}
+                             */
+                            status: "active" | "expired" | "revoked";
                         } & {
                             /** @description The raw key, shown only in this response */
                             key: string;

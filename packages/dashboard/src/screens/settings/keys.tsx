@@ -2,10 +2,10 @@ import { useState } from 'preact/hooks';
 import { api } from '../../state/api.ts';
 import { canAdmin } from '../../state/session.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../../components/async.tsx';
-import { Time } from '../../components/bits.tsx';
+import { Badge, Time } from '../../components/bits.tsx';
 import { Checkboxes, ConfirmButton, ShownOnce } from '../../components/forms.tsx';
 
-interface Key { id: string; site_id: string | null; key_type: string; name: string | null; scopes: string[]; key_hint: string; created_at: string; expires_at: string | null }
+interface Key { id: string; site_id: string | null; key_type: string; name: string | null; scopes: string[]; key_hint: string; created_at: string; expires_at: string | null; status: 'active' | 'expired' | 'revoked' }
 const SCOPES = ['ingest:write', 'query:read', 'manage:write', 'mcp:read', 'webhook:write'] as const;
 
 export function KeysSection({ site }: { site: string | null }) {
@@ -39,11 +39,13 @@ function KeysAdmin({ site }: { site: string | null }) {
         {(k) => k.keys.length === 0 ? <Empty>No keys.</Empty> : (
           <div class="table-scroll">
             <table>
-              <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+              <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Key</th><th scope="col">Scopes</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
               <tbody>
                 {k.keys.map((key) => (
                   <tr key={key.id}>
-                    <th scope="row">{key.name ?? 'unnamed'}</th><td>{key.key_type}</td><td><code>{key.key_hint}</code></td><td class="small">{key.scopes.join(', ')}</td><td><Time iso={key.created_at} short /></td>
+                    <th scope="row">{key.name ?? 'unnamed'}</th><td>{key.key_type}</td><td><code>{key.key_hint}</code></td><td class="small">{key.scopes.join(', ')}</td>
+                    <td><Badge kind="status" value={key.status} />{key.expires_at && <span class="small muted"> {key.status === 'expired' ? 'since' : 'until'} <Time iso={key.expires_at} short /></span>}</td>
+                    <td><Time iso={key.created_at} short /></td>
                     <td><ConfirmButton label="Revoke" question={`Revoke ${key.key_hint}? Anything using it stops at once.`} disabled={action.busy}
                       onConfirm={() => void action.run(async () => { await api.del(`/manage/keys/${key.id}`); keys.reload(); }, 'Key revoked.')} /></td>
                   </tr>

@@ -10,9 +10,22 @@ import { openStore } from '../../store/db.ts';
 import { migrateToLatest } from '../../store/migrate.ts';
 import { createSiteKey, listActiveKeys, revokeKeyAsOperator } from './service.ts';
 
-export interface KeysCreateOptions { site: string; type: string; scopes?: string; name?: string; json?: boolean }
+export interface KeysCreateOptions { site: string; type: string; scopes?: string; name?: string; expiresIn?: string; json?: boolean }
 
 export const KEYS_CREATE_DEFAULT_SCOPES = 'secret: every scope; mcp: mcp:read; publishable: ingest:write';
+
+const DURATION_UNIT_MS = { d: 86_400_000, h: 3_600_000, m: 60_000 } as const;
+/** The longest --expires-in: ten years. */
+export const MAX_EXPIRES_IN_MS = 3650 * DURATION_UNIT_MS.d;
+
+/** `--expires-in`: a whole number of days, hours or minutes (`30d`, `12h`, `90m`), at least a minute and at most ten years, in ms. */
+export function parseExpiresIn(text: string, fail: (message: string) => Error): number {
+  const match = /^([1-9][0-9]{0,6})([dhm])$/.exec(text.trim());
+  if (!match) throw fail(`--expires-in must be a whole number of days, hours or minutes such as 30d, 12h or 90m, got "${text}"`);
+  const ms = Number(match[1]) * DURATION_UNIT_MS[match[2] as keyof typeof DURATION_UNIT_MS];
+  if (ms > MAX_EXPIRES_IN_MS) throw fail(`--expires-in must be at most 3650d (ten years), got "${text}"`);
+  return ms;
+}
 
 function parseScopes(list: string, fail: (message: string) => Error): Scope[] {
   const scopes = list.split(',').map((s) => s.trim()).filter(Boolean);
@@ -30,13 +43,17 @@ export async function runKeysCreate(
   if (opts.name !== undefined && (opts.name.trim() === '' || opts.name.length > 200)) throw fail('--name must be 1 to 200 characters');
   const type = opts.type as KeyType;
   const scopes = opts.scopes === undefined ? undefined : parseScopes(opts.scopes, fail);
+  const lifetime = opts.expiresIn === undefined ? null : parseExpiresIn(opts.expiresIn, fail);
   const { databaseUrl, secret, sqliteSynchronous } = config();
   const store = openStore(databaseUrl, { sqliteSynchronous });
   try {
     await migrateToLatest(store.db);
     let created;
+    const now = clock.now();
     try {
-      created = await createSiteKey({ ctx: { db: store.db, now: clock.now() }, input: { siteId: opts.site, type, scopes, name: opts.name }, secrets: new Secrets(secret) });
+      created = await createSiteKey({
+        ctx: { db: store.db, now }, input: { siteId: opts.site, type, scopes, name: opts.name, expiresAt: lifetime === null ? null : now + lifetime }, secrets: new Secrets(secret),
+      });
     } catch (err) {
       if (err instanceof AppError && err.code === 'not_found') throw fail(`--site ${opts.site} is not a site`);
       if (err instanceof AppError && err.code === 'invalid_input') throw fail(`--${String(err.details?.field ?? 'scopes')}: ${String(err.details?.reason ?? err.message)}`);
@@ -46,7 +63,7 @@ export async function runKeysCreate(
       print(JSON.stringify(created));
     } else {
       print([
-        `Created a ${created.key_type} key for site ${created.site_id} (id ${created.id}; scopes ${created.scopes.join(', ')})`,
+        `Created a ${created.key_type} key for site ${created.site_id} (id ${created.id}; scopes ${created.scopes.join(', ')}${created.expires_at === null ? '' : `; expires ${created.expires_at}`})`,
         'Shown once, store it now:',
         `  ${created.key}`,
       ].join('\n'));
@@ -59,9 +76,9 @@ export async function runKeysCreate(
 
 export interface KeysListOptions { site?: string; org?: string; json?: boolean }
 
-/** `mallard keys list`: the active keys (never the keys themselves), of one site or org, or all. */
+/** `mallard keys list`: the keys not revoked (never the keys themselves), active or expired, of one site or org, or all. */
 export async function runKeysList(
-  opts: KeysListOptions, config: () => Config, fail: (message: string) => Error, print: (line: string) => void = console.log,
+  opts: KeysListOptions, config: () => Config, clock: Clock, fail: (message: string) => Error, print: (line: string) => void = console.log,
 ) {
   if (opts.site !== undefined && !UUID_PATTERN.test(opts.site)) throw fail(`--site must be a site id (a UUID), got "${opts.site}"`);
   if (opts.org !== undefined && !UUID_PATTERN.test(opts.org)) throw fail(`--org must be an org id (a UUID), got "${opts.org}"`);
@@ -69,7 +86,7 @@ export async function runKeysList(
   const store = openStore(databaseUrl, { sqliteSynchronous });
   try {
     await migrateToLatest(store.db);
-    const keys = await listActiveKeys({ db: store.db }, { siteId: opts.site?.toLowerCase(), orgId: opts.org?.toLowerCase() });
+    const keys = await listActiveKeys({ db: store.db, now: clock.now() }, { siteId: opts.site?.toLowerCase(), orgId: opts.org?.toLowerCase() });
     if (opts.json) {
       print(JSON.stringify({ keys }));
     } else if (keys.length === 0) {
@@ -77,7 +94,7 @@ export async function runKeysList(
     } else {
       for (const key of keys) {
         print([
-          key.id, key.key_type.padEnd(11), key.key_hint, key.name ?? '-', `site ${key.site_id ?? 'org-wide'}`,
+          key.id, key.key_type.padEnd(11), key.status.padEnd(7), key.key_hint, key.name ?? '-', `site ${key.site_id ?? 'org-wide'}`,
           `created ${key.created_at}`, `expires ${key.expires_at ?? 'never'}`, `last used ${key.last_used_at ?? 'never'}`,
         ].join('  '));
       }

@@ -2,6 +2,10 @@ import { Type, type Static } from '@sinclair/typebox';
 import { KEY_TYPES, SCOPES } from '../../auth/api-keys.ts';
 import { IsoTime, Nullable, OneOf, Uuid } from '../../domain/schema-parts.ts';
 
+/** Where a key stands: `expired` once `expires_at` has passed (401 expired_key), `revoked` once revoked (401 invalid_key). */
+export const KEY_STATUSES = ['active', 'expired', 'revoked'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
+
 export const KeyRecord = Type.Object({
   id: Uuid,
   org_id: Uuid,
@@ -14,6 +18,7 @@ export const KeyRecord = Type.Object({
   created_at: IsoTime,
   expires_at: Type.Union([IsoTime, Type.Null()], { description: 'When the key stops working (401 expired_key); null: never' }),
   last_used_at: Type.Union([IsoTime, Type.Null()], { description: 'When the key last authenticated, to the minute (written at most once a minute per key); null: never used' }),
+  status: OneOf(KEY_STATUSES, 'active: it authenticates; expired: its expires_at has passed (401 expired_key); revoked: revoked (401 invalid_key). Lists hold active and expired keys'),
 });
 export type KeyRecord = Static<typeof KeyRecord>;
 

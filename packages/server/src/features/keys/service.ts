@@ -10,10 +10,14 @@ import { AppError, invalidInput } from '../../domain/errors.ts';
 import { cleanName } from '../../domain/clean-input.ts';
 import { siteInScope, UUID_PATTERN } from '../../domain/tenancy.ts';
 import type { ApiKey, Database } from '../../store/tables.ts';
-import type { CreateKeyBody, KeyRecord } from './schemas.ts';
+import type { CreateKeyBody, KeyRecord, KeyStatus } from './schemas.ts';
 import { forgetCredentials } from '../../domain/authenticate.ts';
 
-export const toKeyRecord = (key: ApiKey): KeyRecord => ({
+/** As authentication sees it at `now`: revoked first, then expired at or after `expires_at`. */
+export const keyStatus = (key: Pick<ApiKey, 'revoked_at' | 'expires_at'>, now: number): KeyStatus =>
+  key.revoked_at !== null ? 'revoked' : key.expires_at !== null && key.expires_at <= now ? 'expired' : 'active';
+
+export const toKeyRecord = (key: ApiKey, now: number): KeyRecord => ({
   id: key.id,
   org_id: key.org_id,
   site_id: key.site_id,
@@ -25,6 +29,7 @@ export const toKeyRecord = (key: ApiKey): KeyRecord => ({
   created_at: iso(key.created_at),
   expires_at: isoOrNull(key.expires_at),
   last_used_at: isoOrNull(key.last_used_at),
+  status: keyStatus(key, now),
 });
 
 /** The scopes a new key gets: what was asked for, checked against its type. */
@@ -58,7 +63,7 @@ export async function listKeys({ ctx, input }: { ctx: ServiceContext; input: { s
   let query = ctx.db.selectFrom('api_keys').selectAll().where('org_id', '=', ctx.auth.org.id).where('revoked_at', 'is', null);
   if (site) query = query.where('site_id', '=', site.id);
   const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
-  return { keys: rows.map(toKeyRecord) };
+  return { keys: rows.map((row) => toKeyRecord(row, ctx.now)) };
 }
 
 /** Mints a key for a user; `secrets` hashes it (only the HMAC is stored). */
@@ -78,7 +83,7 @@ export async function createKey({ ctx, input, secrets }: { ctx: ServiceContext; 
       name: input.name === undefined ? null : cleanName(input.name), createdBy: actorOf(auth).label, expiresAt,
     }, now);
     await recordAudit(trx, ctx, { action: 'key.created', targetType: 'api_key', targetId: key.id, siteId, details: { key_type: key.key_type, scopes } });
-    return { ...toKeyRecord(key), key: raw };
+    return { ...toKeyRecord(key, now), key: raw };
   });
 }
 
@@ -91,7 +96,7 @@ export type OperatorContext = Pick<ServiceContext, 'db' | 'now'>;
  * scope (like bootstrap's) and the others their fixed ones.
  */
 export async function createSiteKey({ ctx, input, secrets }: {
-  ctx: OperatorContext; input: { siteId: string; type: KeyType; scopes?: readonly Scope[]; name?: string; createdBy?: string }; secrets: Secrets;
+  ctx: OperatorContext; input: { siteId: string; type: KeyType; scopes?: readonly Scope[]; name?: string; createdBy?: string; expiresAt?: number | null }; secrets: Secrets;
 }) {
   const { db, now } = ctx;
   const site = UUID_PATTERN.test(input.siteId)
@@ -102,23 +107,23 @@ export async function createSiteKey({ ctx, input, secrets }: {
   return db.transaction().execute(async (trx) => {
     const { key, raw } = await insertKey(trx, secrets, {
       orgId: site.org_id, siteId: site.id, type: input.type, scopes,
-      name: input.name === undefined ? null : cleanName(input.name), createdBy: input.createdBy ?? 'cli', expiresAt: null,
+      name: input.name === undefined ? null : cleanName(input.name), createdBy: input.createdBy ?? 'cli', expiresAt: input.expiresAt ?? null,
     }, now);
     await trx.insertInto('audit_log').values({
       id: uuidv7(), org_id: site.org_id, site_id: site.id, actor_type: 'system', actor_id: null, action: 'key.created',
       target_type: 'api_key', target_id: key.id, details: JSON.stringify({ key_type: key.key_type, scopes, via: 'cli' }), created_at: now,
     }).execute();
-    return { ...toKeyRecord(key), key: raw };
+    return { ...toKeyRecord(key, now), key: raw };
   });
 }
 
 /** The operator's view (`mallard keys list`): active keys of a site, an org, or every org. */
-export async function listActiveKeys(ctx: Pick<ServiceContext, 'db'>, filter: { siteId?: string; orgId?: string }): Promise<KeyRecord[]> {
+export async function listActiveKeys(ctx: Pick<ServiceContext, 'db' | 'now'>, filter: { siteId?: string; orgId?: string }): Promise<KeyRecord[]> {
   let query = ctx.db.selectFrom('api_keys').selectAll().where('revoked_at', 'is', null);
   if (filter.siteId) query = query.where('site_id', '=', filter.siteId);
   if (filter.orgId) query = query.where('org_id', '=', filter.orgId);
   const rows = await query.orderBy('org_id').orderBy('created_at').orderBy('id').execute();
-  return rows.map(toKeyRecord);
+  return rows.map((row) => toKeyRecord(row, ctx.now));
 }
 
 /** `mallard keys revoke`: audited as the system, like `keys create`. */
