@@ -12,7 +12,7 @@ import { migrateToLatest } from './store/migrate.ts';
 import type { SimulateCliOptions } from './simulate/cli.ts';
 import { startWorker } from './worker.ts';
 import { activeSiteIds, runCycle } from './pipeline/cycle.ts';
-import { pino } from 'pino';
+import { logFormatFor, processLogger } from './http/terminal-log.ts';
 import { Presets, SingleBar } from 'cli-progress';
 import { KEYS_CREATE_DEFAULT_SCOPES, runKeysCreate, runKeysList, runKeysRevoke, type KeysCreateOptions, type KeysListOptions } from './features/keys/cli.ts';
 import type { PrivacyOptions } from './features/privacy/cli.ts';
@@ -53,13 +53,18 @@ program.command('serve')
     const { serveWithDemo } = await import('./demo/serve.ts');
     const { progressBars } = await import('./simulate/progress.ts');
     const bars = progressBars();
+    let banner: string | null = null;
     const { server, stop } = await serveWithDemo(config, systemClock, {
       worker: opts.worker,
+      logFormat: logFormatFor(process.stdout),
       demo: { log: (line) => console.log(line), onProgress: bars.onProgress },
+      print: (text) => { banner = text; },
     });
     bars.stop();
-    server.app.log.info(`Mallard listening on ${server.url}${opts.worker ? '' : ' (API only, no worker)'}`);
     stopOnSignal(server.app.log, stop);
+    // The demo's banner is the last thing a start prints ("Mallard listening on" is before it),
+    // once Ctrl-C already stops the server gracefully.
+    if (banner !== null) console.log(banner);
   });
 
 program.command('worker')
@@ -68,7 +73,7 @@ program.command('worker')
     const config = loadConfig();
     const store = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
     await migrateToLatest(store.db);
-    const log = pino({ level: config.logLevel });
+    const log = processLogger(config.logLevel, logFormatFor(process.stdout));
     store.faults.logTo(log);
     const worker = startWorker(store, systemClock, config, log);
     // The worker's timers never hold the process open (serve's listening socket does): this

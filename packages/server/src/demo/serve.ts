@@ -3,10 +3,13 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { startServer, type RunningServer } from '../server.ts';
+import type { LogFormat } from '../http/terminal-log.ts';
 import { demoBlock, prepareDemo, startTrickle, type DemoOptions, type DemoState, type Trickle } from './first-run.ts';
 
 export interface ServeOptions {
   worker?: boolean;
+  /** The server's log format (server.ts StartOptions). */
+  logFormat?: LogFormat;
   demo?: DemoOptions;
   /** Where the demo block goes (default stdout). */
   print?: (text: string) => void;
@@ -20,6 +23,7 @@ export async function serveWithDemo(config: Config, clock: Clock, options: Serve
   let demo: DemoState | null = null;
   const server = await startServer(config, clock, {
     worker: options.worker,
+    logFormat: options.logFormat,
     beforeListen: config.demo ? async (store) => { demo = await prepareDemo(store, config, clock, options.demo); } : undefined,
   });
   const state = demo as DemoState | null;
