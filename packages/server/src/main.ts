@@ -12,7 +12,7 @@ import { migrateToLatest } from './store/migrate.ts';
 import type { SimulateCliOptions } from './simulate/cli.ts';
 import { startWorker } from './worker.ts';
 import { activeSiteIds, runCycle } from './pipeline/cycle.ts';
-import { logFormatFor, processLogger } from './http/terminal-log.ts';
+import { logFormatFor, processLogger } from './logs/terminal-log.ts';
 import { Presets, SingleBar } from 'cli-progress';
 import { KEYS_CREATE_DEFAULT_SCOPES, runKeysCreate, runKeysList, runKeysRevoke, type KeysCreateOptions, type KeysListOptions } from './features/keys/cli.ts';
 import type { PrivacyOptions } from './features/privacy/cli.ts';

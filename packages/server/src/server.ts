@@ -8,8 +8,8 @@ import { openRedisRateLimiter, type LimiterLog } from './store/fallback-rate-lim
 import { openStore, type Store } from './store/db.ts';
 import { migrateToLatest } from './store/migrate.ts';
 import { startWorker } from './worker.ts';
-import { demoteChatter, prettyStream, processLogger, type LogFormat } from './http/terminal-log.ts';
-import { startHeartbeat } from './http/heartbeat.ts';
+import { demoteChatter, prettyStream, processLogger, type LogFormat } from './logs/terminal-log.ts';
+import { startHeartbeat } from './logs/heartbeat.ts';
 
 /** With REDIS_URL, limits shared through Redis, counted per process while it is unreachable. */
 export function createLimiter(config: Config, log: LimiterLog): RateLimiter {
@@ -25,7 +25,7 @@ export interface StartOptions {
   beforeListen?: (store: Store) => Promise<void>;
   /**
    * `pretty` (for a terminal): readable lines, the per-request lines at `debug` and a
-   * once-a-minute traffic line instead (http/terminal-log.ts). Default `json`.
+   * once-a-minute traffic line instead (logs/terminal-log.ts). Default `json`.
    */
   logFormat?: LogFormat;
 }

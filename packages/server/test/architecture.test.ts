@@ -1,6 +1,6 @@
 // The dependency rules of the server's layers (packages/server/src/README.md), checked over the
 // static import graph, type-only imports included:
-//   store, auth, clock, config <- domain <- events, jobs, audit <- ingest, pipeline, delivery
+//   store, auth, clock, config <- domain <- events, jobs, audit, logs <- ingest, pipeline, delivery
 //   <- feature services <- routes and other faces <- app <- entry points
 // Only routes and app.ts import http/; nothing below features/ imports features/; no cycles.
 // (What `mallard worker` loads at run time is checked apart, in worker-imports.test.ts.)
@@ -15,7 +15,7 @@ function floorOf(file: string): Floor {
   const [top, second, third] = file.split('/');
   if (['store', 'auth'].includes(top) || file === 'clock.ts' || file === 'config.ts') return 'base';
   if (top === 'domain') return 'domain';
-  if (['events', 'jobs', 'audit'].includes(top)) return 'support';
+  if (['events', 'jobs', 'audit', 'logs'].includes(top)) return 'support';
   if (['ingest', 'pipeline', 'delivery'].includes(top)) return top === 'ingest' && second === 'routes.ts' ? 'face' : 'engine';
   if (top === 'features') {
     if (second === 'index.ts') return 'app';

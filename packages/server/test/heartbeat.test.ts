@@ -1,8 +1,8 @@
-// The terminal's traffic line (http/heartbeat.ts), driven by a hand-moved clock and a timer the
+// The terminal's traffic line (logs/heartbeat.ts), driven by a hand-moved clock and a timer the
 // test fires itself: at most one line a minute, only after requests, counting since the last.
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../src/clock.ts';
-import { heartbeatLine, startHeartbeat, type TrafficTotals } from '../src/http/heartbeat.ts';
+import { heartbeatLine, startHeartbeat, type TrafficTotals } from '../src/logs/heartbeat.ts';
 
 const MINUTE = 60_000;
 

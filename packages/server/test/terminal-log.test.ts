@@ -1,8 +1,8 @@
-// The log formats (http/terminal-log.ts): which lines move to debug in which format, and how
+// The log formats (logs/terminal-log.ts): which lines move to debug in which format, and how
 // a terminal line reads.
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { demoteChatter, formatLogLine, logFormatFor, type LogFormat } from '../src/http/terminal-log.ts';
+import { demoteChatter, formatLogLine, logFormatFor, type LogFormat } from '../src/logs/terminal-log.ts';
 import { loggerOptions } from '../src/http/logging.ts';
 
 /** A pino logger at `level` with the format's hook, and the JSON lines it writes. */

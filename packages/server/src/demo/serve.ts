@@ -3,7 +3,7 @@
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import { startServer, type RunningServer } from '../server.ts';
-import type { LogFormat } from '../http/terminal-log.ts';
+import type { LogFormat } from '../logs/terminal-log.ts';
 import { demoBlock, prepareDemo, startTrickle, type DemoOptions, type DemoState, type Trickle } from './first-run.ts';
 
 export interface ServeOptions {

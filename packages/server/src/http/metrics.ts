@@ -32,7 +32,7 @@ export function createMetrics() {
     registers: [registry],
   });
   const byLabels = new Map<string, { count: Counter.Internal; time: Histogram.Internal<'method' | 'route'> }>();
-  // Plain running totals beside the series, for the terminal's heartbeat (http/heartbeat.ts).
+  // Plain running totals beside the series, for the terminal's heartbeat (logs/heartbeat.ts).
   const totals = { requests: 0, events: 0 };
   return {
     contentType: registry.contentType,

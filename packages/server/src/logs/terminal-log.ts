@@ -1,6 +1,6 @@
 // What the logs look like. JSON lines (pino's own) unless stdout is a terminal, where each line
 // is written as "12:04:05 INFO  message  key=value" and the per-request lines drop to `debug`
-// (the heartbeat, http/heartbeat.ts, sums them up instead). LOG_LEVEL rules either way.
+// (the heartbeat, logs/heartbeat.ts, sums them up instead). LOG_LEVEL rules either way.
 //
 // The terminal format is a synchronous stream in this process, not a pino transport: a
 // transport writes from a worker thread, so its lines could land after the first-run banner

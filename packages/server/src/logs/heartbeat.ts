@@ -1,5 +1,5 @@
 // The terminal's summary of traffic: where a terminal hides the per-request lines (they are
-// at `debug` there, http/terminal-log.ts), one line at most once a minute says how much came
+// at `debug` there, logs/terminal-log.ts), one line at most once a minute says how much came
 // in, and only when something did: "12 requests, 340 events in the last minute".
 import { systemClock, type Clock } from '../clock.ts';
 
