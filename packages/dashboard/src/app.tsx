@@ -16,15 +16,20 @@ import { JourneysScreen } from './screens/journeys.tsx';
 import { AlertsScreen } from './screens/alerts.tsx';
 import { DeploysScreen } from './screens/deploys.tsx';
 import { SettingsScreen } from './screens/settings.tsx';
+import { NoSuchScreen } from './components/not-found.tsx';
 
 const NAV = [
   ['', 'Overview'], ['issues', 'Issues'], ['alerts', 'Alerts'], ['deploys', 'Deploys'],
   ['journeys', 'Journeys'], ['sessions', 'Sessions'], ['settings', 'Settings'],
 ] as const;
 
+/** The first segments of the addresses that have a screen; any other says "No such screen". */
+const SCREENS = new Set(['page', 'issues', 'sessions', 'journeys', 'alerts', 'deploys', 'settings']);
+
 function Screen({ site }: { site: string | null }) {
   const { path, query } = route.value;
   const [first, second] = path;
+  if (first !== undefined && !SCREENS.has(first)) return <NoSuchScreen what={`screen at #/${path.join('/')}`} />;
   if (first === 'settings') return <SettingsScreen site={site} tab={second ?? 'sites'} />;
   if (!site) return <Empty>This org has no site yet. {canAdmin.value ? <a href={href('settings', 'sites')}>Create one in Settings</a> : 'Ask an admin to create one.'}</Empty>;
   switch (first) {
@@ -35,7 +40,7 @@ function Screen({ site }: { site: string | null }) {
     case 'journeys': return <JourneysScreen site={site} query={query} />;
     case 'alerts': return <AlertsScreen site={site} id={second ?? null} query={query} />;
     case 'deploys': return <DeploysScreen site={site} />;
-    default: return <Empty>There is no screen at this address. <a href="#/">Go to the overview</a>.</Empty>;
+    default: return <NoSuchScreen what={`screen at #/${path.join('/')}`} />;
   }
 }
 

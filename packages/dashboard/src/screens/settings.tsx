@@ -10,6 +10,7 @@ import { IntegrationsSection } from './settings/integrations.tsx';
 import { SdkConfigSection } from './settings/sdk-config.tsx';
 import { RulesSection } from './settings/rules.tsx';
 import { McpSection } from './settings/mcp.tsx';
+import { NoSuchScreen } from '../components/not-found.tsx';
 
 const TABS = {
   sites: ['Sites', SitesSection], keys: ['API keys', KeysSection], members: ['Members', MembersSection],
@@ -19,8 +20,7 @@ const TABS = {
 type Tab = keyof typeof TABS;
 
 export function SettingsScreen({ site, tab }: { site: string | null; tab: string }) {
-  const current: Tab = tab in TABS ? tab as Tab : 'sites';
-  const [, Section] = TABS[current];
+  const current: Tab | null = Object.hasOwn(TABS, tab) ? tab as Tab : null;
   return (
     <div class="screen settings">
       <h1>Settings</h1>
@@ -28,9 +28,9 @@ export function SettingsScreen({ site, tab }: { site: string | null; tab: string
       <nav class="subtabs" aria-label="Settings sections">
         {(Object.keys(TABS) as Tab[]).map((t) => <a key={t} href={href('settings', t)} aria-current={t === current ? 'page' : undefined}>{TABS[t][0]}</a>)}
       </nav>
-      <section class="card" aria-label={TABS[current][0]}>
-        <Section site={site} />
-      </section>
+      {current === null
+        ? <NoSuchScreen what={`settings section “${tab}”: choose one of the sections above`} home={href('settings', 'sites')} homeLabel="Go to Sites" nested />
+        : <section class="card" aria-label={TABS[current][0]}>{(() => { const Section = TABS[current][1]; return <Section site={site} />; })()}</section>}
     </div>
   );
 }
