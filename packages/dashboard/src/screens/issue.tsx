@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href } from '../state/router.ts';
-import { canTriage } from '../state/session.ts';
+import { canAdmin, canTriage } from '../state/session.ts';
 import type { ElementHeatmap as ElementHeatmapData, IssueDetail } from '../state/types.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../components/async.tsx';
 import { Badge, Priority, SignalChip, Time } from '../components/bits.tsx';
@@ -46,17 +46,40 @@ function Triage({ site, issue, reload }: { site: string; issue: IssueDetail; rel
   );
 }
 
+const TRACKERS = { linear: 'Linear', github: 'GitHub' } as const;
+type Tracker = keyof typeof TRACKERS;
+
+/**
+ * The ticket, or a way to make one: a button per connected tracker (Linear, GitHub), or,
+ * with none connected, where to connect one. Never a button the API would refuse.
+ */
 function Ticket({ site, issue, reload }: { site: string; issue: IssueDetail; reload(): void }) {
   const action = useAction();
+  const wanted = canTriage.value && !issue.ticket;
+  const integrations = useApi(() => (wanted ? api.get<{ integrations: { provider: string }[] }>('/manage/integrations', { site_id: site }) : Promise.resolve(null)), [site, wanted]);
   if (issue.ticket) return <p>Ticket: <a href={issue.ticket.url} target="_blank" rel="noreferrer noopener">{issue.ticket.url}</a> ({issue.ticket.provider})</p>;
+  if (!canTriage.value) return <p class="muted">No ticket yet.</p>;
+  const trackers = (integrations.data?.integrations ?? []).map((i) => i.provider).filter((p): p is Tracker => p in TRACKERS);
   return (
     <>
       <p class="muted">No ticket yet.</p>
-      {canTriage.value && (
-        <button type="button" disabled={action.busy} onClick={() => action.run(() => api.post(`/manage/issues/${issue.id}/ticket`, {}, { site_id: site })).then((ok) => ok && reload())}>
-          Create a ticket (Linear or GitHub)
-        </button>
-      )}
+      <Async load={integrations} what="the connected trackers">
+        {() => trackers.length === 0 ? (
+          <p class="state empty" data-testid="ticket-connect">
+            To create a ticket from here, connect Linear or GitHub first:{' '}
+            {canAdmin.value ? <a href={href('settings', 'integrations')}>connect one in Settings › Integrations</a> : <>an admin connects one in <a href={href('settings', 'integrations')}>Settings › Integrations</a></>}.
+          </p>
+        ) : (
+          <div class="actions">
+            {trackers.map((t) => (
+              <button key={t} type="button" data-ticket={t} disabled={action.busy}
+                onClick={() => action.run(() => api.post(`/manage/issues/${issue.id}/ticket`, { provider: t }, { site_id: site })).then((ok) => ok && reload())}>
+                Create a {TRACKERS[t]} ticket
+              </button>
+            ))}
+          </div>
+        )}
+      </Async>
       <ActionOutcome action={action} what="create the ticket" />
     </>
   );
