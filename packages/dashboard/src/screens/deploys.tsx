@@ -5,6 +5,7 @@ import { href } from '../state/router.ts';
 import type { Deploy, DeployDetail } from '../state/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { Badge, Time } from '../components/bits.tsx';
+import { RecordDeploys } from '../components/onboarding.tsx';
 import { delta, score, words } from '../lib/format.ts';
 
 /** Higher scores mean more confusion, so a rise is worse. A legacy deploy's scores straddle two scales: no direction. */
@@ -15,7 +16,7 @@ export function direction(d: Pick<Deploy, 'confusion_before' | 'confusion_after'
   return Math.abs(change) < 0.05 ? 'same' : change > 0 ? 'worse' : 'better';
 }
 
-const OLD_SCALE = 'Recorded before the calibrated score scale (docs/scoring.md): its after-score and change are on the old scale and cannot be compared with newer scores.';
+const OLD_SCALE = 'Recorded before the calibrated score scale: its after-score and change are on the old scale and cannot be compared with newer scores.';
 
 export function DeployChange({ deploy }: { deploy: Deploy }) {
   const dir = direction(deploy);
@@ -51,7 +52,7 @@ export function DeploysScreen({ site }: { site: string }) {
       <h1>Deploys</h1>
       <p class="muted">The site's overall score (0 to 100) when each deploy was recorded, then over the time since it (up to 48 hours). A rise is worse. A deploy marked “old scale” was measured before the calibrated scale: its after-score and change cannot be compared with newer ones.</p>
       <Async load={deploys} what="deploys">
-        {(d) => d.deploys.length === 0 ? <Empty>No deploys recorded. Record them from CI with POST /v1/manage/deploys.</Empty> : (
+        {(d) => d.deploys.length === 0 ? <RecordDeploys /> : (
           <ul class="deploys">
             {d.deploys.map((x) => (
               <li key={x.id} class={`card deploy ${direction(x)}`} data-deploy={x.version}>

@@ -5,16 +5,16 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href } from '../state/router.ts';
-import { canAdmin } from '../state/session.ts';
 import { rememberCurrency } from '../state/currency.ts';
 import type { Alert, Deploy, IssueList, Recommendations, Scores, Severity, Trends } from '../state/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
-import { Badge, CopyButton, Priority, Score, SignalChip, Time, Trend, Window } from '../components/bits.tsx';
+import { Badge, Priority, Score, SignalChip, Time, Trend, Window } from '../components/bits.tsx';
+import { InstallSnippet, LiveCheck, RecordDeploys, SetupChecklist, useLiveCheck, type LiveState } from '../components/onboarding.tsx';
 import { Bar } from '../components/bar.tsx';
 import { ScoreChart, type Marker } from '../components/score-chart.tsx';
 import { DeployChange } from './deploys.tsx';
 import { ATTENTION_STATUSES, ATTENTION_WORDS } from '../lib/issue-query.ts';
-import { installSnippet, money, num, words } from '../lib/format.ts';
+import { money, num, words } from '../lib/format.ts';
 
 export const SEVERITIES: Severity[] = ['critical', 'high', 'medium', 'low'];
 const PERIODS = [7, 30, 90] as const;
@@ -52,25 +52,15 @@ function StateCard({ scores }: { scores: Scores }) {
   );
 }
 
-/** A site with no scored page: what to do about it, never "everything normal". */
-function NoDataYet({ scores }: { scores: Scores }) {
+/** A site with no scored page: how to install the SDK and whether it sends yet, never "everything normal". */
+function NoDataYet({ site, scores, live }: { site: string; scores: Scores; live: LiveState | null }) {
   useEffect(() => { performance.mark('mallard:overview-rendered'); }, []);
-  const snippet = installSnippet(location.origin);
   return (
     <section class="card hero no-data" aria-labelledby="no-data" data-testid="no-data">
       <h2 id="no-data">Site state</h2>
       <p class="headline" data-testid="headline">{scores.headline}</p>
-      <p>Paste this tag into the <code>&lt;head&gt;</code> of every page of the site:</p>
-      <pre class="snippet" data-testid="install-snippet">{snippet}</pre>
-      <CopyButton text={snippet} label="Copy the snippet" />
-      <p>
-        Then replace <code>svc_pub_...</code> with a <strong>publishable key</strong> of this site (it starts with <code>svc_pub_</code>).{' '}
-        {canAdmin.value
-          ? <>Find or create one in <a href={href('settings', 'keys')}>Settings › Keys</a>: create a key of type “publishable” for this site; it is shown once.</>
-          : <>An admin finds or creates one in Settings › Keys (type “publishable”).</>}
-        {' '}A publishable key can only send data, so it is safe in a page.
-      </p>
-      <p class="muted">Scores, issues and alerts appear after the next pipeline cycle once visitors arrive.</p>
+      <InstallSnippet site={site} />
+      <LiveCheck state={live} />
     </section>
   );
 }
@@ -168,13 +158,18 @@ export function Overview({ site }: { site: string }) {
   const issues = useApi(() => api.get<IssueList>('/query/issues', { site_id: site, attention: true, limit: 200 }), [site]);
   const alerts = useApi(() => api.get<{ alerts: Alert[] }>('/query/alerts', { site_id: site, limit: 200 }), [site]);
   const fixes = useApi(() => api.get<Recommendations>('/query/recommendations', { site_id: site, limit: 5 }).then((r) => { rememberCurrency(site, r.currency); return r; }), [site]);
+  const empty = scores.state === 'ok' && scores.data.site.pages.length === 0;
+  const live = useLiveCheck(site, empty);
 
-  // An empty site: the install snippet, not an empty chart, empty tables and "everything normal".
-  if (scores.state === 'ok' && scores.data.site.pages.length === 0) {
+  const checklist = <SetupChecklist site={site} scores={scores.data ?? null} deploys={deploys.data?.deploys ?? null} live={live} />;
+
+  // An empty site: the install snippet and the live check, not an empty chart, empty tables and "everything normal".
+  if (empty) {
     return (
       <div class="screen overview">
         <h1>Overview</h1>
-        <NoDataYet scores={scores.data} />
+        <NoDataYet site={site} scores={scores.data} live={live} />
+        {checklist}
       </div>
     );
   }
@@ -182,6 +177,7 @@ export function Overview({ site }: { site: string }) {
   return (
     <div class="screen overview">
       <h1>Overview</h1>
+      {checklist}
       <div class="grid two">
         <Async load={scores} what="the site state">{(s) => <StateCard scores={s} />}</Async>
         <section class="card" aria-labelledby="ov-issues">
@@ -226,7 +222,7 @@ export function Overview({ site }: { site: string }) {
         <section class="card" aria-labelledby="ov-deploys">
           <h2 id="ov-deploys">Latest deploys</h2>
           <Async load={deploys} what="deploys">
-            {(d) => d.deploys.length === 0 ? <Empty>No deploys recorded. Record them from CI with POST /v1/manage/deploys.</Empty> : (
+            {(d) => d.deploys.length === 0 ? <RecordDeploys /> : (
               <ul class="plain-list">
                 {d.deploys.slice(0, 5).map((x) => <li key={x.id}><strong>{x.version}</strong> · <Time iso={x.deployed_at} relative /> · <DeployChange deploy={x} /></li>)}
               </ul>

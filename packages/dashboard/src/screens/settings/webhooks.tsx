@@ -60,7 +60,7 @@ export function WebhooksSection({ site }: { site: string | null }) {
     <>
       <h2>Webhooks</h2>
       <Async load={hooks} what="webhooks">
-        {(l) => l.webhooks.length === 0 ? <Empty>No webhooks. Events are signed per Standard Webhooks; see docs/webhooks.md.</Empty> : (
+        {(l) => l.webhooks.length === 0 ? <Empty>No webhooks yet. {admin ? 'Add one below' : 'An admin can add one'} to have alerts, issues and deploys sent to your own address; each delivery is signed (Standard Webhooks) so the receiver can check it came from Mallard.</Empty> : (
           <ul class="plain-list">
             {l.webhooks.map((h) => (
               <li key={h.id} class="item">
