@@ -1,7 +1,9 @@
 // Deploys: confusion before -> after per deploy, coloured by direction, with related issues.
-import { useState } from 'preact/hooks';
+// #/deploys/<id> (a chart's deploy marker) opens that deploy: its card is marked, shows its
+// related issues and is scrolled to.
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
-import { href } from '../state/router.ts';
+import { href, route } from '../state/router.ts';
 import type { Deploy, DeployDetail } from '../state/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { Badge, Time } from '../components/bits.tsx';
@@ -46,16 +48,27 @@ function Related({ site, id }: { site: string; id: string }) {
 
 export function DeploysScreen({ site }: { site: string }) {
   const deploys = useApi(() => api.get<{ deploys: Deploy[]; total: number }>('/query/deploys', { site_id: site, limit: 100 }), [site]);
-  const [open, setOpen] = useState<string | null>(null);
+  const chosen = route.value.path[0] === 'deploys' ? route.value.path[1] ?? null : null;
+  const [open, setOpen] = useState<string | null>(chosen);
+  useEffect(() => { if (chosen) setOpen(chosen); }, [chosen]);
+  useEffect(() => {
+    if (!chosen || deploys.state !== 'ok') return;
+    const card = document.getElementById(`deploy-${chosen}`);
+    card?.scrollIntoView({ block: 'start' });
+    card?.focus({ preventScroll: true });
+  }, [chosen, deploys.state]);
   return (
     <div class="screen">
       <h1>Deploys</h1>
       <p class="muted">The site's overall score (0 to 100) when each deploy was recorded, then over the time since it (up to 48 hours). A rise is worse. A deploy marked “old scale” was measured before the calibrated scale: its after-score and change cannot be compared with newer ones.</p>
       <Async load={deploys} what="deploys">
         {(d) => d.deploys.length === 0 ? <RecordDeploys /> : (
+          <>
+          {chosen && !d.deploys.some((x) => x.id === chosen) && <p class="state notice">The deploy this link names is not among the latest {d.deploys.length}.</p>}
           <ul class="deploys">
             {d.deploys.map((x) => (
-              <li key={x.id} class={`card deploy ${direction(x)}`} data-deploy={x.version}>
+              <li key={x.id} id={`deploy-${x.id}`} tabIndex={chosen === x.id ? -1 : undefined} aria-current={chosen === x.id ? 'true' : undefined}
+                class={`card deploy ${direction(x)}${chosen === x.id ? ' chosen' : ''}`} data-deploy={x.version} data-deploy-id={x.id}>
                 <div class="deploy-head">
                   <strong>{x.version}</strong> <span class="muted">{x.environment}</span> · <Time iso={x.deployed_at} />
                   <DeployChange deploy={x} />
@@ -69,6 +82,7 @@ export function DeploysScreen({ site }: { site: string }) {
               </li>
             ))}
           </ul>
+          </>
         )}
       </Async>
     </div>

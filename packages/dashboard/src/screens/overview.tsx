@@ -27,7 +27,7 @@ export function PeriodPicker({ days, onChange, label }: { days: number; onChange
   );
 }
 
-export const deployMarkers = (deploys: Deploy[]): Marker[] => deploys.map((d) => ({ at: d.deployed_at, label: d.score_scale === 'legacy' ? `${d.version} (old scale)` : d.version, kind: 'deploy' }));
+export const deployMarkers = (deploys: Deploy[]): Marker[] => deploys.map((d) => ({ at: d.deployed_at, label: d.score_scale === 'legacy' ? `${d.version} (old scale)` : d.version, kind: 'deploy', id: d.id }));
 export const annotationMarkers = (trends: Trends): Marker[] => trends.annotations.map((a) => ({ at: a.created_at, label: a.message, kind: 'annotation' }));
 
 const REASONS: Record<Scores['duck_reason'], string> = {

@@ -147,7 +147,7 @@ export function PageScreen({ site, page }: { site: string; page: string }) {
         <h2 id="pg-history">Score, {period}</h2>
         <Async load={history} what="the score history">
           {(h) => <ScoreChart history={h.history} days={RANGE_DAYS[range]} label={`Score of ${page}, ${period}`}
-            markers={[...(detail.data?.recent_deploys ?? []).map((x) => ({ at: x.deployed_at, label: x.score_scale === 'legacy' ? `${x.version} (old scale)` : x.version, kind: 'deploy' as const })), ...h.annotations.map((a) => ({ at: a.created_at, label: a.message, kind: 'annotation' as const }))]} />}
+            markers={[...(detail.data?.recent_deploys ?? []).map((x) => ({ at: x.deployed_at, label: x.score_scale === 'legacy' ? `${x.version} (old scale)` : x.version, kind: 'deploy' as const, id: x.id })), ...h.annotations.map((a) => ({ at: a.created_at, label: a.message, kind: 'annotation' as const }))]} />}
         </Async>
       </section>
 
