@@ -6,7 +6,7 @@ import { href, navigate } from '../state/router.ts';
 import type { Journeys } from '../state/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { SignalChip, Time } from '../components/bits.tsx';
-import { DRAWN_EDGES, JourneyMap } from '../components/journey-map.tsx';
+import { DRAWN_EDGES, frictionWeight, JourneyMap } from '../components/journey-map.tsx';
 import { asDevice, asRange, DevicePicker, rangeQuery, RangePicker } from '../components/filters.tsx';
 import { num } from '../lib/format.ts';
 import { signalStyle } from '../lib/signal-style.ts';
@@ -26,7 +26,7 @@ export function JourneysScreen({ site, query }: { site: string; query: URLSearch
   return (
     <div class="screen journeys">
       <h1>Friction journeys</h1>
-      <p class="muted">Where journeys between pages carried friction, in the chosen period. An edge's <strong>friction weight</strong> is the sum of signal weight × confidence over the friction signals on the two pages either side of each step from one to the other (by default a rage click weighs 25, a dead click 12): wider edges carry more.</p>
+      <p class="muted">Where journeys between pages carried friction, in the chosen period. An edge's <strong>friction weight</strong> is the sum of signal weight × confidence over the friction signals on the two pages either side of each step from one to the other (by default a rage click weighs 25, a dead click 12), counted in friction points: wider edges carry more.</p>
       <div class="filters">
         <label class="inline">
           <span>Signal</span>
@@ -54,7 +54,7 @@ export function JourneysScreen({ site, query }: { site: string; query: URLSearch
                     <button type="button" class="link" aria-pressed={active === i} onClick={() => setActive(active === i ? null : i)} onFocus={() => setActive(i)}>
                       <code>{e.from}</code> → <code>{e.to}</code>
                     </button>
-                    <div class="small"><span title="Sum of signal weight × confidence">friction weight {num(e.friction_weight, 1)}</span> · {num(e.sessions)} session{e.sessions === 1 ? '' : 's'}</div>
+                    <div class="small"><span title="Friction weight: the sum of signal weight × confidence">{frictionWeight(e.friction_weight)}</span> · {num(e.sessions)} session{e.sessions === 1 ? '' : 's'}</div>
                     <div class="chips">{Object.entries(e.signals).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([t, n]) => <SignalChip key={t} type={t} text={`${signalStyle(t).label} ${num(n)}`} />)}</div>
                     {e.examples.length > 0 && (
                       <details>
