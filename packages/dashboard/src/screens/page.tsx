@@ -6,7 +6,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, navigate, route } from '../state/router.ts';
-import type { ElementHeatmap as ElementHeatmapData, ElementRow, IssueList, PageDetail, PageHeatmap as PageHeatmapData, Trends } from '../state/types.ts';
+import type { ElementHeatmap as ElementHeatmapData, ElementRow, IssueList, PageDetail, PageHeatmap as PageHeatmapData, Scores, Trends } from '../state/types.ts';
 import { useCurrency } from '../state/currency.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { Badge, Score, SignalChip, Time, Trend, Window } from '../components/bits.tsx';
@@ -99,7 +99,29 @@ function ScoreBlock({ detail }: { detail: PageDetail }) {
   );
 }
 
+/**
+ * The page screen asks `/query/scores` first: only a scored page is asked for in detail, since
+ * `/query/page` answers 404 for a page with no data (and the browser logs every 404). A site
+ * with no scored page shows one plain empty state; a page not scored (yet) shows its heatmap,
+ * elements and issues, which answer empty rather than 404, and says the score is not there.
+ */
 export function PageScreen({ site, page }: { site: string; page: string }) {
+  const scores = useApi(() => api.get<Scores>('/query/scores', { site_id: site }), [site]);
+  if (scores.state !== 'ok') return <Async load={scores} what="the site's pages">{() => null}</Async>;
+  const pages = scores.data.site.pages;
+  if (pages.length === 0) {
+    return (
+      <div class="screen page-detail">
+        <p class="crumbs"><a href="#/">Overview</a> › Page</p>
+        <h1><code>{page}</code></h1>
+        <p class="state empty" data-testid="page-no-data">No page of this site has data yet: nothing has been scored. <a href="#/">The overview shows how to install the SDK</a> and tells you when the first event arrives.</p>
+      </div>
+    );
+  }
+  return <PageBody site={site} page={page} scored={pages.some((p) => p.page === page)} />;
+}
+
+function PageBody({ site, page, scored }: { site: string; page: string; scored: boolean }) {
   const q = route.value.query;
   const device = asDevice(q.get('device'));
   const range = asRange(q.get('range'));
@@ -107,7 +129,7 @@ export function PageScreen({ site, page }: { site: string; page: string }) {
   const go = (next: { device?: DeviceClass; range?: Range; el?: string | null }) =>
     navigate(href('page', { path: page, device: next.device ?? device, range: next.range ?? range, el: next.el === undefined ? selected : next.el }));
 
-  const detail = useApi(() => api.get<PageDetail>('/query/page', { site_id: site, page }), [site, page]);
+  const detail = useApi(() => (scored ? api.get<PageDetail>('/query/page', { site_id: site, page }) : Promise.resolve(null)), [site, page, scored]);
   const filters = { site_id: site, page, device, ...rangeQuery(range) };
   const heat = useApi(() => api.get<PageHeatmapData>('/query/page-heatmap', filters), [site, page, device, range]);
   const elements = useApi(() => api.get<{ elements: ElementRow[] }>('/query/elements', filters), [site, page, device, range]);
@@ -129,7 +151,12 @@ export function PageScreen({ site, page }: { site: string; page: string }) {
         <p class="muted small">The period ({period}) applies to the score history, the heatmaps and the elements; the device class to the heatmaps and the elements. The score and its breakdown are the latest pipeline cycle's window, and issues count users over the last 24 hours and 7 days, whatever the period.</p>
       </div>
       <Async load={detail} what="this page">
-        {(d) => (
+        {(d) => !d ? (
+          <section class="card" aria-labelledby="pg-score">
+            <h2 id="pg-score">Score</h2>
+            <p class="state empty" data-testid="page-not-scored">No score for this page yet: either no visitor has reached it since the SDK was installed, or a pipeline cycle has not yet seen enough active users on it. Its heatmap, elements and issues below fill in as signals arrive. <a href="#/">Back to the overview</a>.</p>
+          </section>
+        ) : (
           <div class="grid two">
             <section class="card hero" aria-labelledby="pg-score">
               <h2 id="pg-score">Score</h2>
@@ -191,7 +218,7 @@ export function PageScreen({ site, page }: { site: string; page: string }) {
       </section>
 
       <Async load={detail} what="deploys, budgets, alerts and annotations">
-        {(d) => (
+        {(d) => d && (
           <>
             <div class="grid two">
               <section class="card" aria-labelledby="pg-deploys">
