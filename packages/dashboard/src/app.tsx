@@ -1,6 +1,6 @@
 // The shell: sign-in when signed out; otherwise the header (site switcher, role, sign out),
 // the navigation and the screen the address names.
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from './state/api.ts';
 import { canAdmin, endSession, session } from './state/session.ts';
 import { route, href } from './state/router.ts';
@@ -54,11 +54,18 @@ function SignedIn() {
   };
   const section = route.value.path[0] ?? '';
   const active = section === 'page' ? '' : section;
+  // Below 720 px the navigation is a menu behind a button (responsive.css); it closes on every move.
+  const [menuOpen, setMenuOpen] = useState(false);
+  useEffect(() => setMenuOpen(false), [route.value]);
+  const current = NAV.find(([to]) => to === active)?.[1];
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); document.getElementById('main')?.focus(); }}>Skip to content</a>
       <header class="top">
         <a class="brand" href="#/"><span class="logo" aria-hidden="true" /> Mallard</a>
+        <button type="button" class="menu-toggle" aria-expanded={menuOpen} aria-controls="screens-nav" onClick={() => setMenuOpen(!menuOpen)}>
+          <span class="menu-icon" aria-hidden="true" /><span>Menu{current ? <span class="menu-current">: {current}</span> : null}</span>
+        </button>
         {sites.value && sites.value.length > 0 && (
           <label class="site-switch">
             <span>Site</span>
@@ -70,7 +77,7 @@ function SignedIn() {
         <span class="who"><span class="email">{s.user.email}</span> <span class={`badge role role-${s.role}`} title={`Your role in ${s.org.name}`}>{s.role}</span></span>
         <button type="button" class="sign-out" onClick={signOut}>Sign out</button>
       </header>
-      <nav class="tabs" aria-label="Screens">
+      <nav id="screens-nav" class={`tabs${menuOpen ? ' open' : ''}`} aria-label="Screens">
         {NAV.map(([to, name]) => <a key={to} href={href(to)} aria-current={active === to ? 'page' : undefined}>{name}</a>)}
       </nav>
       <main id="main" tabIndex={-1}>
