@@ -286,7 +286,7 @@ eachDialect('API keys', ({ name, skip }) => {
     expect(expired.json()).toEqual({ data: null, error: { code: 'expired_key', message: expect.any(String), status: 401 } });
   });
 
-  it.skipIf(skip)('lists give each key its status: active until expires_at, expired from then on (as authentication decides)', async () => {
+  it.skipIf(skip)('lists give each key its status: active until expires_at, expired from then on (as authentication decides), revoked with include_revoked', async () => {
     const { org, jwt } = await setup();
     const expiresAt = h.clock.now() + HOUR;
     const created = await create(jwt, { key_type: 'secret', site_id: org.site_id, scopes: ['query:read'], expires_at: new Date(expiresAt).toISOString() });
@@ -304,6 +304,16 @@ eachDialect('API keys', ({ name, skip }) => {
     // The moment the key is refused, the list says why; the keys without expiry stay active.
     expect((await whoami(created.json().data.key)).json().error.code).toBe('expired_key');
     expect(await statusOf()).toEqual({ ...Object.fromEntries(bootstrapIds.map((k) => [k, 'active'])), [id]: 'expired' });
+
+    // Revoked (also when expired): gone from the list, shown with include_revoked=true.
+    expect((await h.app.inject({ method: 'DELETE', url: `/v1/manage/keys/${id}`, headers: bearer(jwt) })).statusCode).toBe(200);
+    expect(await statusOf()).not.toHaveProperty(id);
+    expect(((await listKeys(jwt, '?include_revoked=false')).json().data.keys as KeyRecord[]).map((k) => k.id)).not.toContain(id);
+    const withRevoked = (await listKeys(jwt, '?include_revoked=true')).json().data.keys as KeyRecord[];
+    expect(Object.fromEntries(withRevoked.map((k) => [k.id, k.status]))).toEqual({ ...Object.fromEntries(bootstrapIds.map((k) => [k, 'active'])), [id]: 'revoked' });
+    const bad = await listKeys(jwt, '?include_revoked=maybe');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatchObject({ code: 'invalid_input', details: { field: 'include_revoked' } });
   });
 
   it.skipIf(skip)('keys are minted only with a user token (401 jwt_required) and by admins', async () => {

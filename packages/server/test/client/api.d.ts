@@ -394,7 +394,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List active API keys (never the keys themselves)
+         * List API keys with their status (never the keys themselves): active and expired ones, revoked ones too with include_revoked=true
          * @description Credential: a user token only (keys are refused with `jwt_required`); role `admin` or higher.
          */
         get: operations["getManageKeys"];
@@ -4526,6 +4526,8 @@ export interface operations {
             query?: {
                 /** @description The site (a UUID). A site-scoped key may omit it (its own site is used); org-level credentials must give it */
                 site_id?: string;
+                /** @description true: revoked keys too (status revoked); default false: active and expired keys only */
+                include_revoked?: boolean;
             };
             header?: never;
             path?: never;
@@ -4577,7 +4579,7 @@ export interface operations {
                                 /** @description When the key last authenticated, to the minute (written at most once a minute per key); null: never used */
                                 last_used_at: string | null;
                                 /**
-                                 * @description active: it authenticates; expired: its expires_at has passed (401 expired_key); revoked: revoked (401 invalid_key). Lists hold active and expired keys
+                                 * @description active: it authenticates; expired: its expires_at has passed (401 expired_key); revoked: revoked (401 invalid_key), listed only with include_revoked=true
                                  * @enum {string}
                                  */
                                 status: "active" | "expired" | "revoked";
@@ -4803,7 +4805,7 @@ export interface operations {
                             /** @description When the key last authenticated, to the minute (written at most once a minute per key); null: never used */
                             last_used_at: string | null;
                             /**
-                             * @description active: it authenticates; expired: its expires_at has passed (401 expired_key); revoked: revoked (401 invalid_key). Lists hold active and expired keys
+                             * @description active: it authenticates; expired: its expires_at has passed (401 expired_key); revoked: revoked (401 invalid_key), listed only with include_revoked=true
                              * @enum {string}
                              */
                             status: "active" | "expired" | "revoked";

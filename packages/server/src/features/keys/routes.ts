@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { contextOf } from '../../http/context.ts';
-import { Deleted, SiteIdQuery } from '../../domain/schema-parts.ts';
-import { CreatedKey, CreateKeyBody, KeyParams, KeyRecord } from './schemas.ts';
+import { Deleted } from '../../domain/schema-parts.ts';
+import { CreatedKey, CreateKeyBody, KeyParams, KeyRecord, ListKeysQuery } from './schemas.ts';
 import { createKey, listKeys, revokeKey } from './service.ts';
 
 // Keys need a user token (a leaked key can never mint keys) and the admin role.
@@ -14,7 +14,7 @@ export async function keyRoutes(app: App) {
 
   app.get('/manage/keys', {
     config: { access },
-    schema: { tags: ['keys'], summary: 'List active API keys (never the keys themselves)', querystring: SiteIdQuery, response: { 200: Envelope(Type.Object({ keys: Type.Array(KeyRecord) })) } },
+    schema: { tags: ['keys'], summary: 'List API keys with their status (never the keys themselves): active and expired ones, revoked ones too with include_revoked=true', querystring: ListKeysQuery, response: { 200: Envelope(Type.Object({ keys: Type.Array(KeyRecord) })) } },
   }, async (request) => ok(await listKeys({ ctx: contextOf(request), input: request.query })));
 
   app.post('/manage/keys', {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { KEY_TYPES, SCOPES } from '../../auth/api-keys.ts';
-import { IsoTime, Nullable, OneOf, Uuid } from '../../domain/schema-parts.ts';
+import { IsoTime, Nullable, OneOf, SiteIdParam, Uuid } from '../../domain/schema-parts.ts';
 
 /** Where a key stands: `expired` once `expires_at` has passed (401 expired_key), `revoked` once revoked (401 invalid_key). */
 export const KEY_STATUSES = ['active', 'expired', 'revoked'] as const;
@@ -18,7 +18,7 @@ export const KeyRecord = Type.Object({
   created_at: IsoTime,
   expires_at: Type.Union([IsoTime, Type.Null()], { description: 'When the key stops working (401 expired_key); null: never' }),
   last_used_at: Type.Union([IsoTime, Type.Null()], { description: 'When the key last authenticated, to the minute (written at most once a minute per key); null: never used' }),
-  status: OneOf(KEY_STATUSES, 'active: it authenticates; expired: its expires_at has passed (401 expired_key); revoked: revoked (401 invalid_key). Lists hold active and expired keys'),
+  status: OneOf(KEY_STATUSES, 'active: it authenticates; expired: its expires_at has passed (401 expired_key); revoked: revoked (401 invalid_key), listed only with include_revoked=true'),
 });
 export type KeyRecord = Static<typeof KeyRecord>;
 
@@ -36,3 +36,9 @@ export const CreateKeyBody = Type.Object({
 export type CreateKeyBody = Static<typeof CreateKeyBody>;
 
 export const KeyParams = Type.Object({ id: Type.String() });
+
+export const ListKeysQuery = Type.Object({
+  site_id: Type.Optional(SiteIdParam),
+  include_revoked: Type.Optional(Type.Boolean({ description: 'true: revoked keys too (status revoked); default false: active and expired keys only' })),
+});
+export type ListKeysQuery = Static<typeof ListKeysQuery>;

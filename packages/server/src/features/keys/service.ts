@@ -10,7 +10,7 @@ import { AppError, invalidInput } from '../../domain/errors.ts';
 import { cleanName } from '../../domain/clean-input.ts';
 import { siteInScope, UUID_PATTERN } from '../../domain/tenancy.ts';
 import type { ApiKey, Database } from '../../store/tables.ts';
-import type { CreateKeyBody, KeyRecord, KeyStatus } from './schemas.ts';
+import type { CreateKeyBody, KeyRecord, KeyStatus, ListKeysQuery } from './schemas.ts';
 import { forgetCredentials } from '../../domain/authenticate.ts';
 
 /** As authentication sees it at `now`: revoked first, then expired at or after `expires_at`. */
@@ -57,10 +57,11 @@ export async function insertKey(trx: Kysely<Database>, secrets: Secrets, input: 
   return { key, raw };
 }
 
-/** The org's active keys, or one site's when `site_id` is given. */
-export async function listKeys({ ctx, input }: { ctx: ServiceContext; input: { site_id?: string } }): Promise<{ keys: KeyRecord[] }> {
+/** The org's keys not revoked (all of them with include_revoked), or one site's when `site_id` is given. */
+export async function listKeys({ ctx, input }: { ctx: ServiceContext; input: ListKeysQuery }): Promise<{ keys: KeyRecord[] }> {
   const site = input.site_id ? await siteInScope(ctx, input.site_id) : null;
-  let query = ctx.db.selectFrom('api_keys').selectAll().where('org_id', '=', ctx.auth.org.id).where('revoked_at', 'is', null);
+  let query = ctx.db.selectFrom('api_keys').selectAll().where('org_id', '=', ctx.auth.org.id);
+  if (!input.include_revoked) query = query.where('revoked_at', 'is', null);
   if (site) query = query.where('site_id', '=', site.id);
   const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
   return { keys: rows.map((row) => toKeyRecord(row, ctx.now)) };
