@@ -238,8 +238,10 @@ export function SetupChecklist({ site, scores, deploys, live }: { site: string; 
   ];
   const known = steps.filter((s) => s.done !== null);
   const doneCount = known.filter((s) => s.done).length;
+  // Nothing until the integrations (and keys, and signals when needed) are read, so no step flickers from "not known" to done.
+  if (channels.state === 'loading' || signalRows.state === 'loading') return null;
   // Until done: the list goes once every step it can read is done.
-  if (channels.state !== 'loading' && known.length > 0 && known.every((s) => s.done)) return null;
+  if (known.every((s) => s.done)) return <p class="sr-only" data-testid="setup-done">Every set-up step is done.</p>;
   return (
     <section class="card checklist" aria-labelledby="ov-setup" data-testid="setup-checklist">
       <h2 id="ov-setup">Getting started: {doneCount} of {steps.length} done</h2>
