@@ -68,7 +68,8 @@ describe.skipIf(!chromiumReady)('the dashboard in Chromium against a real server
     await page.fill('#email', who.email);
     await page.fill('#password', who.password);
     await page.click('button[type=submit]');
-    await page.locator('nav.tabs').waitFor();
+    // Attached, not visible: below 720 px the navigation is a closed menu.
+    await page.locator('nav.tabs').waitFor({ state: 'attached' });
   }
 
   /** Goes to a screen by its address and waits until nothing is loading. */
