@@ -44,7 +44,7 @@ eachDialect('alert channels', ({ name, skip }) => {
   async function rule(org: Org, body: object) {
     const res = await h.app.inject({ method: 'POST', url: '/v1/manage/alert-rules', headers: bearer(org.keys.secret), payload: { name: 'Checkout spike', trigger_type: 'spike', threshold: 10, ...body } });
     expect(res.statusCode, res.body).toBe(201);
-    return res.json().data as { id: string };
+    return res.json().data as { id: string; undeliverable_channels: string[] };
   }
 
   /** An alert of the rule as the pipeline fires it: the row, its timeline and its notifications, in one transaction. */
@@ -255,6 +255,8 @@ eachDialect('alert channels', ({ name, skip }) => {
   it.skipIf(skip)('a channel without its integration (or email without SMTP_URL) fails once with no_integration and is not retried', async () => {
     const org = await h.org();
     const r = await rule(org, { channels: ['slack', 'pagerduty'] });
+    // The rule said so before any alert: its undeliverable_channels are the ones delivery fails.
+    expect(r.undeliverable_channels).toEqual(['slack', 'pagerduty']);
     const alert = await fire(org, r.id);
     await runDeliveryOnce(h.deliveryDeps());
     const rows = await outboxOf(org);

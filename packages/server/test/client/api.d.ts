@@ -11826,6 +11826,8 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                                 enabled: boolean;
+                                /** @description Channels of the rule whose notifications fail now with no_integration: slack or pagerduty without the site's integration, email without SMTP_URL on the server */
+                                undeliverable_channels: ("email" | "slack" | "webhook" | "mcp" | "pagerduty")[];
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -12062,6 +12064,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             enabled: boolean;
+                            /** @description Channels of the rule whose notifications fail now with no_integration: slack or pagerduty without the site's integration, email without SMTP_URL on the server */
+                            undeliverable_channels: ("email" | "slack" | "webhook" | "mcp" | "pagerduty")[];
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -12528,6 +12532,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             enabled: boolean;
+                            /** @description Channels of the rule whose notifications fail now with no_integration: slack or pagerduty without the site's integration, email without SMTP_URL on the server */
+                            undeliverable_channels: ("email" | "slack" | "webhook" | "mcp" | "pagerduty")[];
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC

@@ -42,6 +42,7 @@ export const AlertRuleRecord = Type.Object({
   id: Uuid, site_id: Uuid, name: Type.String(), trigger_type: OneOf(TRIGGER_TYPES), threshold: Type.Number(),
   cooldown_minutes: Type.Integer(), channels: Type.Array(OneOf(CHANNELS)), page_pattern: Type.String(),
   slack_channel: Nullable(Type.String()), config: Type.Record(Type.String(), Type.Unknown(), { description: 'The trigger\'s own settings; which fields depends on trigger_type' }), enabled: Type.Boolean(),
+  undeliverable_channels: Type.Array(OneOf(CHANNELS), { description: 'Channels of the rule whose notifications fail now with no_integration: slack or pagerduty without the site\'s integration, email without SMTP_URL on the server' }),
   created_at: IsoTime, updated_at: IsoTime,
 });
 export type AlertRuleRecord = Static<typeof AlertRuleRecord>;

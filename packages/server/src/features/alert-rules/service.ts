@@ -11,15 +11,21 @@ import type { AlertRulesTable } from '../../store/tables.ts';
 import { CONFIG_CHECKS, THRESHOLD_BOUNDS, type AlertRuleRecord, type CreateAlertRuleBody, type UpdateAlertRuleBody } from './schemas.ts';
 import type { TriggerType } from '../../domain/alert-triggers.ts';
 import { firstFailure } from '../../ingest/schemas.ts';
+import { channelSetup, undeliverableChannels, type ChannelSetup } from '../../domain/channel-setup.ts';
 
-export function toRuleRecord(r: AlertRulesTable): AlertRuleRecord {
+export function toRuleRecord(r: AlertRulesTable, setup: ChannelSetup): AlertRuleRecord {
+  const channels = JSON.parse(r.channels) as AlertRuleRecord['channels'];
   return {
     id: r.id, site_id: r.site_id, name: r.name, trigger_type: r.trigger_type, threshold: r.threshold,
-    cooldown_minutes: r.cooldown_minutes, channels: JSON.parse(r.channels), page_pattern: r.page_pattern,
+    cooldown_minutes: r.cooldown_minutes, channels, page_pattern: r.page_pattern,
     slack_channel: r.slack_channel, config: JSON.parse(r.config), enabled: r.enabled === 1,
+    undeliverable_channels: undeliverableChannels(channels, setup),
     created_at: iso(r.created_at), updated_at: iso(r.updated_at),
   };
 }
+
+/** SMTP_URL, as the route knows it from the server's config: email delivers only with it. */
+interface Delivery { smtpUrl: string | null }
 
 function checkRule(trigger: TriggerType, threshold: number, pagePattern: string, config: Record<string, unknown>) {
   const [min, max] = THRESHOLD_BOUNDS[trigger];
@@ -35,13 +41,14 @@ function checkRule(trigger: TriggerType, threshold: number, pagePattern: string,
   }
 }
 
-export async function listRules({ ctx, input }: { ctx: ServiceContext; input: { site_id?: string } }): Promise<{ rules: AlertRuleRecord[] }> {
+export async function listRules({ ctx, input, delivery }: { ctx: ServiceContext; input: { site_id?: string }; delivery: Delivery }): Promise<{ rules: AlertRuleRecord[] }> {
   const site = await resolveSite(ctx, input.site_id);
   const rows = await ctx.db.selectFrom('alert_rules').selectAll().where('site_id', '=', site.id).orderBy('created_at').orderBy('id').execute();
-  return { rules: rows.map(toRuleRecord) };
+  const setup = await channelSetup(ctx.db, site.id, delivery.smtpUrl);
+  return { rules: rows.map((r) => toRuleRecord(r, setup)) };
 }
 
-export async function createRule({ ctx, input }: { ctx: ServiceContext; input: CreateAlertRuleBody }): Promise<AlertRuleRecord> {
+export async function createRule({ ctx, input, delivery }: { ctx: ServiceContext; input: CreateAlertRuleBody; delivery: Delivery }): Promise<AlertRuleRecord> {
   const { auth, now } = ctx;
   const siteId = (await resolveSite(ctx, input.site_id)).id;
   const row: AlertRulesTable = {
@@ -55,10 +62,10 @@ export async function createRule({ ctx, input }: { ctx: ServiceContext; input: C
     await trx.insertInto('alert_rules').values(row).execute();
     await recordAudit(trx, ctx, { action: 'alert_rule.created', targetType: 'alert_rule', targetId: row.id, siteId, details: { trigger_type: row.trigger_type } });
   });
-  return toRuleRecord(row);
+  return toRuleRecord(row, await channelSetup(ctx.db, siteId, delivery.smtpUrl));
 }
 
-export async function updateRule({ ctx, input: { rule_id, ...input } }: { ctx: ServiceContext; input: UpdateAlertRuleBody & { rule_id: string } }): Promise<AlertRuleRecord> {
+export async function updateRule({ ctx, input: { rule_id, ...input }, delivery }: { ctx: ServiceContext; input: UpdateAlertRuleBody & { rule_id: string }; delivery: Delivery }): Promise<AlertRuleRecord> {
   const { auth, now } = ctx;
   const rule = await rowInTenant(ctx, 'alert_rules', rule_id, 'Alert rule');
   const next: AlertRulesTable = {
@@ -79,7 +86,7 @@ export async function updateRule({ ctx, input: { rule_id, ...input } }: { ctx: S
     await trx.updateTable('alert_rules').set(changes).where('id', '=', rule.id).execute();
     await recordAudit(trx, ctx, { action: 'alert_rule.updated', targetType: 'alert_rule', targetId: rule.id, siteId: rule.site_id, details: { fields: Object.keys(input) } });
   });
-  return toRuleRecord(next);
+  return toRuleRecord(next, await channelSetup(ctx.db, rule.site_id, delivery.smtpUrl));
 }
 
 export async function deleteRule({ ctx, input: { rule_id } }: { ctx: ServiceContext; input: { rule_id: string } }): Promise<{ id: string; deleted: true }> {
