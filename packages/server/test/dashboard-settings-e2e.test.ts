@@ -247,25 +247,32 @@ describe.skipIf(!chromiumReady)('the settings forms in Chromium against a real s
     expect(unexpectedErrors(1)).toEqual([]);
   });
 
-  it('warns of a rule whose channel is not connected, in the list and in the form, with a link to connect it', async () => {
+  it('warns of a rule whose channel cannot deliver, in the list and in the form, with a link to connect it', async () => {
     const { page } = tab;
-    const created = await api('POST', '/manage/alert-rules', { site_id: org.site_id, name: 'Pager rule', trigger_type: 'spike', threshold: 10, channels: ['slack', 'pagerduty', 'webhook'] });
+    const created = await api('POST', '/manage/alert-rules', { site_id: org.site_id, name: 'Pager rule', trigger_type: 'spike', threshold: 10, channels: ['slack', 'pagerduty', 'email', 'webhook'] });
     expect(created.status).toBe(201);
+    // The server's word: no integrations, and this server has no SMTP_URL.
+    expect(created.body.data.undeliverable_channels).toEqual(['slack', 'pagerduty', 'email']);
     const id = created.body.data.id as string;
     await open('#/settings/rules', `tr[data-rule="${id}"]`);
-    const warning = page.locator(`tr[data-rule="${id}"] .channel-warning`);
-    await expect(warning.innerText()).resolves.toContain('Slack and PagerDuty are not connected: these alerts will not reach Slack and PagerDuty.');
-    await expect(warning.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).resolves.toEqual(['#/settings/integrations?provider=slack', '#/settings/integrations?provider=pagerduty']);
+    const warnings = page.locator(`tr[data-rule="${id}"] .channel-warning`);
+    await expect(warnings.allInnerTexts()).resolves.toEqual([
+      '⚠ Slack and PagerDuty are not connected: these alerts will not reach Slack and PagerDuty. Connect Slack · Connect PagerDuty',
+      '⚠ Email is not set up on this server: these alerts will not be emailed. The server\'s operator sets SMTP_URL to send them.',
+    ]);
+    await expect(warnings.locator('a').evaluateAll((links) => links.map((a) => a.getAttribute('href')))).resolves.toEqual(['#/settings/integrations?provider=slack', '#/settings/integrations?provider=pagerduty']);
     // The webhook rule of the test before has no warning.
-    expect(await page.locator('tr:not([data-rule="' + id + '"]) .channel-warning').count()).toBe(0);
-    // In the form, as soon as the channel is chosen.
+    expect(await page.locator(`tr:not([data-rule="${id}"]) .channel-warning`).count()).toBe(0);
+    // In the form, as soon as the channel is ticked.
     const form = page.locator('form[aria-label="New rule"]');
     expect(await form.locator('.channel-warning').count()).toBe(0);
     await form.getByLabel('slack', { exact: true }).check();
-    await expect(form.locator('.channel-warning').innerText()).resolves.toContain('Slack is not connected');
+    await expect(form.locator('.channel-warning').allInnerTexts()).resolves.toEqual(['⚠ Slack is not connected: these alerts will not reach Slack. Connect Slack']);
+    await form.getByLabel('email', { exact: true }).check();
+    await expect(form.locator('.channel-warning').count()).resolves.toBe(2);
 
-    // The link opens the integrations form on Slack; once connected, the warning is gone.
-    await warning.locator('a', { hasText: 'Connect Slack' }).click();
+    // The link opens the integrations form on Slack; once connected, only PagerDuty and email are left.
+    await warnings.locator('a', { hasText: 'Connect Slack' }).click();
     await page.locator('form[aria-label="Connect an integration"]').waitFor();
     await expect(page.inputValue('#int-provider')).resolves.toBe('slack');
     await page.click('button:text-is("Bot token")');
@@ -274,7 +281,8 @@ describe.skipIf(!chromiumReady)('the settings forms in Chromium against a real s
     await page.click('form[aria-label="Connect an integration"] button[type=submit]');
     await page.locator('li[data-provider="slack"]').waitFor();
     await open('#/settings/rules', `tr[data-rule="${id}"]`);
-    await expect(page.locator(`tr[data-rule="${id}"] .channel-warning`).innerText()).resolves.toMatch(/^⚠ PagerDuty is not connected/);
+    const left = await page.locator(`tr[data-rule="${id}"] .channel-warning`).allInnerTexts();
+    expect(left.map((w) => w.split(':')[0])).toEqual(['⚠ PagerDuty is not connected', '⚠ Email is not set up on this server']);
     expect(unexpectedErrors(0)).toEqual([]);
   });
 

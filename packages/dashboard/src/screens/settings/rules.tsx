@@ -10,23 +10,30 @@ import { checkSchema, issuesByControl, type Issue } from '../../lib/schema-check
 import { CONFIG_FIELDS, SITE_LEVEL, THRESHOLDS, TRIGGERS, triggerSchema, type Trigger } from '../../lib/rule-triggers.ts';
 import { num, words } from '../../lib/format.ts';
 
-interface Rule { id: string; name: string; trigger_type: Trigger; threshold: number; cooldown_minutes: number; channels: string[]; page_pattern: string | null; slack_channel: string | null; config: Record<string, unknown>; enabled: boolean }
+interface Rule { id: string; name: string; trigger_type: Trigger; threshold: number; cooldown_minutes: number; channels: string[]; page_pattern: string | null; slack_channel: string | null; config: Record<string, unknown>; enabled: boolean; undeliverable_channels: string[] }
 const CHANNELS = ['webhook', 'email', 'slack', 'pagerduty', 'mcp'] as const;
-/** The channels that deliver only through a connected integration of the site (delivery/channels.ts answers `no_integration` without one). */
+/** The channels that deliver only through a connected integration of the site, by their provider's name. */
 const NEEDS_INTEGRATION: Record<string, string> = { slack: 'Slack', pagerduty: 'PagerDuty' };
 
-/** The channels of `channels` the site cannot deliver to, as provider names. */
-const undeliverable = (channels: string[], connected: Set<string>) => channels.filter((c) => NEEDS_INTEGRATION[c] && !connected.has(c));
-
-export function ChannelWarning({ channels, connected }: { channels: string[]; connected: Set<string> }) {
-  const missing = undeliverable(channels, connected);
-  if (missing.length === 0) return null;
-  const names = missing.map((c) => NEEDS_INTEGRATION[c]).join(' and ');
+/**
+ * The warning for channels whose alerts would be lost (the server fails them with
+ * `no_integration`): a link to connect Slack or PagerDuty; email needs SMTP_URL on the server.
+ */
+export function ChannelWarning({ missing }: { missing: string[] }) {
+  const providers = missing.filter((c) => NEEDS_INTEGRATION[c]);
+  const names = providers.map((c) => NEEDS_INTEGRATION[c]).join(' and ');
   return (
-    <p class="channel-warning" role="note">
-      ⚠ {names} {missing.length > 1 ? 'are' : 'is'} not connected: these alerts will not reach {names}.{' '}
-      {missing.map((c, i) => <span key={c}>{i > 0 ? ' · ' : ''}<a href={href('settings', 'integrations', { provider: c })}>Connect {NEEDS_INTEGRATION[c]}</a></span>)}
-    </p>
+    <>
+      {providers.length > 0 && (
+        <p class="channel-warning" role="note">
+          ⚠ {names} {providers.length > 1 ? 'are' : 'is'} not connected: these alerts will not reach {names}.{' '}
+          {providers.map((c, i) => <span key={c}>{i > 0 ? ' · ' : ''}<a href={href('settings', 'integrations', { provider: c })}>Connect {NEEDS_INTEGRATION[c]}</a></span>)}
+        </p>
+      )}
+      {missing.includes('email') && (
+        <p class="channel-warning" role="note">⚠ Email is not set up on this server: these alerts will not be emailed. The server's operator sets SMTP_URL to send them.</p>
+      )}
+    </>
   );
 }
 
@@ -38,6 +45,10 @@ export function RulesSection({ site }: { site: string | null }) {
   const admin = canAdmin.value;
   // Until the integrations are known, warn of nothing rather than of everything.
   const connected = new Set(integrations.state === 'ok' ? integrations.data.integrations.map((i) => i.provider) : Object.keys(NEEDS_INTEGRATION));
+  // Whether email can go out is the server's setting (SMTP_URL), the same for every rule: any rule with email says it.
+  const emailFails = rules.state === 'ok' && rules.data.rules.some((r) => r.undeliverable_channels.includes('email'));
+  /** What a form's ticked channels would lose, before the server has the rule. */
+  const wouldFail = (channels: string[]) => channels.filter((c) => (NEEDS_INTEGRATION[c] && !connected.has(c)) || (c === 'email' && emailFails));
   return (
     <>
       <h2>Alert rules</h2>
@@ -52,7 +63,7 @@ export function RulesSection({ site }: { site: string | null }) {
                     {l.rules.map((r) => (
                       <tr key={r.id} data-rule={r.id}>
                         <th scope="row">{r.name}</th><td>{words(r.trigger_type)}</td><td class="num">{num(r.threshold, 2)}</td><td><code>{SITE_LEVEL.includes(r.trigger_type) ? 'whole site' : r.page_pattern ?? '–'}</code></td>
-                        <td class="small">{r.channels.join(', ') || 'none'}<ChannelWarning channels={r.channels} connected={connected} /></td><td>{r.enabled ? 'on' : 'off'}</td>
+                        <td class="small">{r.channels.join(', ') || 'none'}<ChannelWarning missing={r.undeliverable_channels} /></td><td>{r.enabled ? 'on' : 'off'}</td>
                         {admin && <td class="actions">
                           <button type="button" disabled={action.busy} aria-expanded={editing === r.id} onClick={() => setEditing(editing === r.id ? null : r.id)}>Edit</button>
                           <button type="button" disabled={action.busy} onClick={() => void action.run(async () => { await api.patch(`/manage/alert-rules/${r.id}`, { enabled: !r.enabled }); rules.reload(); })}>{r.enabled ? 'Turn off' : 'Turn on'}</button>
@@ -65,9 +76,9 @@ export function RulesSection({ site }: { site: string | null }) {
               </div>
             )}
             {admin && editing && l.rules.some((r) => r.id === editing) && (
-              <RuleForm key={editing} site={site} rule={l.rules.find((r) => r.id === editing)!} connected={connected} done={() => { setEditing(null); rules.reload(); }} />
+              <RuleForm key={editing} site={site} rule={l.rules.find((r) => r.id === editing)!} wouldFail={wouldFail} done={() => { setEditing(null); rules.reload(); }} />
             )}
-            {admin && <RuleForm key="new" site={site} connected={connected} done={rules.reload} />}
+            {admin && <RuleForm key="new" site={site} wouldFail={wouldFail} done={rules.reload} />}
           </>
         )}
       </Async>
@@ -94,7 +105,7 @@ const initialForm = (rule?: Rule) => ({
 });
 
 /** Creates a rule, or edits `rule`: one control per field, the trigger's own settings, a message by each control. */
-function RuleForm({ site, rule, connected, done }: { site: string | null; rule?: Rule; connected: Set<string>; done(): void }) {
+function RuleForm({ site, rule, wouldFail, done }: { site: string | null; rule?: Rule; wouldFail(channels: string[]): string[]; done(): void }) {
   const action = useAction();
   const [form, setForm] = useState(() => initialForm(rule));
   const [channels, setChannels] = useState<string[]>(rule?.channels ?? ['webhook']);
@@ -189,12 +200,12 @@ function RuleForm({ site, rule, connected, done }: { site: string | null; rule?:
       </Field>
       <Checkboxes legend="Channels" options={CHANNELS} chosen={channels} onChange={(next) => { setChannels(next); setErrors({ ...errors, channels: undefined }); }} />
       {errors.channels && <span class="field-error" role="alert">{errors.channels}</span>}
-      <ChannelWarning channels={channels} connected={connected} />
+      <ChannelWarning missing={wouldFail(channels)} />
       {channels.includes('slack') && (
         <Field id={id('slack_channel')} label="Slack channel (a bot token's channel; empty for the integration's)" error={errors.slack_channel}><input {...text('slack_channel')} /></Field>
       )}
       {channels.includes('email') && (
-        <Field id={id('recipients')} label="Email recipients (one a line; empty for the org's members)" error={errors.recipients} hint="Email is sent only when the server has SMTP_URL set.">
+        <Field id={id('recipients')} label="Email recipients (one a line; empty for the org's members)" error={errors.recipients}>
           <textarea {...controlProps(id('recipients'), errors.recipients)} rows={2} value={form.recipients} onInput={(e) => change({ recipients: e.currentTarget.value }, 'recipients')} />
         </Field>
       )}
