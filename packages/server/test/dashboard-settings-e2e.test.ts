@@ -4,7 +4,7 @@
 // message must sit by the control it concerns, whether the form's own check (the bounds the
 // server publishes in /v1/openapi.json) or the API's 400 found it. What the forms copy from
 // the server's schemas (trigger bounds, provider fields) is compared with them first.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,9 @@ import { chromiumAvailable, launchChromium } from './helpers/services.ts';
 
 const chromiumReady = chromiumAvailable('dashboard settings end-to-end suite');
 const OWNER = { email: 'owner@settings.example', password: 'owner-password-1' };
-/** What Chromium logs for every 4xx answer; a test that provokes a 400 counts exactly those. */
+/** What Chromium logs for every 400 answer; a test that provokes a 400 counts exactly those. */
+/** Screenshots for a person to look at (git-ignored), beside the dashboard suite's. */
+const SHOTS = new URL('../test-output/dashboard/', import.meta.url).pathname;
 const REFUSED = /Failed to load resource: the server responded with a status of 400/;
 
 type Schema = { type?: string; minimum?: number; maximum?: number; minLength?: number; maxLength?: number; maxItems?: number; uniqueItems?: boolean; anyOf?: Schema[]; const?: unknown; enum?: unknown[]; items?: Schema; properties?: Record<string, Schema> };
@@ -102,6 +104,7 @@ describe.skipIf(!chromiumReady)('the settings forms in Chromium against a real s
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mallard-settings-e2e-'));
+    mkdirSync(SHOTS, { recursive: true });
     const config = testConfig({ databaseUrl: `sqlite:${join(dir, 'e2e.db')}`, port: 0, host: '127.0.0.1', rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 100_000 } });
     server = await startServer(config, systemClock, {
       worker: false,
@@ -308,5 +311,25 @@ describe.skipIf(!chromiumReady)('the settings forms in Chromium against a real s
     expect(await page.locator('form[aria-label="Connect an integration"] .state.error').count()).toBe(0);
     expect((await get(`/manage/integrations?${site()}`)).integrations.map((i: { provider: string }) => i.provider)).toEqual(['slack']);
     expect(unexpectedErrors(1)).toEqual([]);
+  });
+
+  it('fits the forms in 390 px without sideways scrolling', async () => {
+    const { page } = tab;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const [hash, ready, name] of [['#/settings/sdk', 'form.sdk-form', 'sdk'], ['#/settings/rules', 'form.rule-form', 'rules'], ['#/settings/integrations', 'form[aria-label="Connect an integration"]', 'integrations']]) {
+        await open(hash, ready);
+        await page.screenshot({ path: `${SHOTS}settings-form-${name}-390.png`, fullPage: true });
+        const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect(overflow, hash).toBeLessThanOrEqual(0);
+        for (const form of await page.locator('form.stack-form').all()) {
+          const box = (await form.boundingBox())!;
+          expect(box.x + box.width, hash).toBeLessThanOrEqual(390);
+        }
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    expect(unexpectedErrors(0)).toEqual([]);
   });
 });
