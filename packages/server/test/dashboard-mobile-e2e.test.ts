@@ -183,7 +183,7 @@ describe.skipIf(!chromiumReady)('the dashboard\'s charts and narrow layout in Ch
       const rows = tab.page.locator('table.chart-table tbody tr');
       await rows.first().waitFor();
       expect(await toggle.getAttribute('aria-expanded')).toBe('true');
-      const shown = await rows.evaluateAll((trs) => trs.map((tr) => ({
+      const shown = await rows.evaluateAll((trs) => (trs as HTMLTableRowElement[]).map((tr) => ({
         at: tr.querySelector('time')!.getAttribute('datetime'), score: tr.cells[1].textContent, marks: tr.cells[3].textContent,
       })));
       expect(shown.map((r) => ({ at: r.at, score: r.score }))).toEqual(history.map((h) => ({ at: h.cycle_at, score: h.score.toFixed(1) })));
