@@ -107,7 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   metrics.trackWork(deps.store.readDb, () => deps.clock.now());
   app.decorate('services', {
     ...deps,
-    secrets: new Secrets(deps.config.secret),
+    secrets: new Secrets(deps.config.secret, deps.config.previousSecret),
     metrics,
     ingest: new IngestWriter(deps.store),
     targets: targetPolicy(deps.config, deps.resolver ?? systemResolver),

@@ -15,6 +15,8 @@ export interface Config {
   databaseUrl: string;
   redisUrl: string | null;
   secret: string;
+  /** MALLARD_SECRET_PREVIOUS: during a rotation, what was made with it still verifies and opens; null otherwise. */
+  previousSecret: string | null;
   logLevel: string;
   rateLimits: RateLimits;
   smtpUrl: string | null;
@@ -152,6 +154,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (nodeEnv === 'production') throw new ConfigError('MALLARD_SECRET is required when NODE_ENV=production');
     secret = developmentSecret(dataDir);
   }
+  const previousSecret = env.MALLARD_SECRET_PREVIOUS || null;
+  if (previousSecret !== null && previousSecret.length < 32) throw new ConfigError('MALLARD_SECRET_PREVIOUS must be at least 32 characters');
+  if (previousSecret !== null && previousSecret === secret) throw new ConfigError('MALLARD_SECRET_PREVIOUS must differ from MALLARD_SECRET (set it to the secret being replaced)');
 
   const host = env.HOST || '127.0.0.1';
   const port = int(env, 'PORT', 8787, 0, 65535);
@@ -164,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     secret,
+    previousSecret,
     logLevel,
     rateLimits: {
       query: int(env, 'RATE_LIMIT_QUERY_PER_MIN', DEFAULT_RATE_LIMITS.query, 1, 10_000_000),

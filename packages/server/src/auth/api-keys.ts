@@ -29,6 +29,11 @@ export function hashKey(secrets: Secrets, raw: string): string {
   return secrets.hmac('api-key', raw);
 }
 
+/** The key's HMAC under every secret of the keyring, current first: what its stored hash may be. */
+export function keyHashes(secrets: Secrets, raw: string): string[] {
+  return secrets.hmacs('api-key', raw);
+}
+
 /** What a list shows instead of the key: its prefix and last four characters. */
 export function keyHint(raw: string): string {
   return `${raw.slice(0, 8)}...${raw.slice(-4)}`;

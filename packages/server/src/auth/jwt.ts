@@ -25,10 +25,21 @@ export async function signUserToken(secrets: Secrets, userId: string, orgId: str
   return { token, jti, expiresAt: exp * 1000 };
 }
 
-/** Returns the claims, or null for any token that is malformed, forged or expired. */
+/**
+ * Returns the claims, or null for any token that is malformed, forged or expired. A token
+ * signed with the current secret or, during a rotation, the previous one verifies.
+ */
 export async function verifyUserToken(secrets: Secrets, token: string, nowMs: number): Promise<UserClaims | null> {
+  for (const key of secrets.keys('jwt')) {
+    const claims = await verifyWith(key, token, nowMs);
+    if (claims) return claims;
+  }
+  return null;
+}
+
+async function verifyWith(key: Uint8Array, token: string, nowMs: number): Promise<UserClaims | null> {
   try {
-    const { payload } = await jwtVerify(token, secrets.key('jwt'), {
+    const { payload } = await jwtVerify(token, key, {
       algorithms: ['HS256'],
       issuer: ISSUER,
       currentDate: new Date(nowMs),

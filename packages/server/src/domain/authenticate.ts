@@ -1,6 +1,6 @@
 // Who is calling: a token resolved to its credential (an API key or a user JWT), or the 401
 // that fits. The HTTP hooks, ingest and the public SDK config all resolve tokens here.
-import { keyTypeOf, hashKey, type KeyType, type Scope } from '../auth/api-keys.ts';
+import { keyTypeOf, keyHashes, type KeyType, type Scope } from '../auth/api-keys.ts';
 import { verifyUserToken } from '../auth/jwt.ts';
 import { constantTimeEqual, type Secrets } from '../auth/secrets.ts';
 import type { Kysely } from 'kysely';
@@ -63,7 +63,7 @@ async function authenticateKey(store: Store, secrets: Secrets, token: string, no
   let entry = cache.get(token);
   if (!entry || now - entry.checkedAt >= KEY_CACHE_MS || now < entry.checkedAt) {
     cache.delete(token);
-    entry = await loadKey(store, hashKey(secrets, token), now);
+    entry = await loadKey(store, keyHashes(secrets, token), now);
     // Bounded: a flood of distinct valid keys cannot grow it past a few thousand entries.
     if (cache.size >= 10_000) cache.clear();
     cache.set(token, entry);
@@ -76,10 +76,20 @@ async function authenticateKey(store: Store, secrets: Secrets, token: string, no
   return entry.auth;
 }
 
-async function loadKey(store: Store, hash: string, now: number): Promise<CachedKey> {
-  const key = await store.db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
-  if (!key || !constantTimeEqual(key.key_hash, hash) || key.revoked_at !== null) {
+/**
+ * `hashes`: the key's HMAC under the current secret, then under MALLARD_SECRET_PREVIOUS if set.
+ * A key found by its previous-secret HMAC is re-hashed in place under the current secret, so
+ * it keeps working once the previous secret is dropped (a key nobody uses during the rotation
+ * stops working then: its HMAC cannot be recomputed without the key).
+ */
+async function loadKey(store: Store, hashes: string[], now: number): Promise<CachedKey> {
+  const key = await store.db.selectFrom('api_keys').selectAll().where('key_hash', 'in', hashes).executeTakeFirst();
+  if (!key || !hashes.some((hash) => constantTimeEqual(key.key_hash, hash)) || key.revoked_at !== null) {
     throw new AppError('invalid_key', 'The API key is not valid');
+  }
+  if (!constantTimeEqual(key.key_hash, hashes[0])) {
+    // Guarded by the old hash: two processes re-hashing the same key at once write the same value.
+    await store.db.updateTable('api_keys').set({ key_hash: hashes[0] }).where('id', '=', key.id).where('key_hash', '=', key.key_hash).execute();
   }
   let site: AuthContext['site'] = null;
   if (key.site_id) {

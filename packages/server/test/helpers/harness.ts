@@ -38,7 +38,7 @@ const RAISED_LIMITS: RateLimits = { query: 1_000_000, manage: 1_000_000, ingest:
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
-    env: 'test', port: 0, host: '127.0.0.1', databaseUrl: 'sqlite::memory:', redisUrl: null, secret: TEST_SECRET,
+    env: 'test', port: 0, host: '127.0.0.1', databaseUrl: 'sqlite::memory:', redisUrl: null, secret: TEST_SECRET, previousSecret: null,
     logLevel: 'silent', rateLimits: { ...DEFAULT_RATE_LIMITS }, smtpUrl: null, demo: false,
     allowPrivateTargets: true, retentionDays: 90, sqliteReaders: 2, readCacheMs: DEFAULT_READ_CACHE_MS, sqliteSynchronous: 'normal', pipelineIntervalMs: 15 * 60_000, deliveryLeaseMs: 60_000, publicUrl: 'http://127.0.0.1:8787',
     providers: { slackApi: 'http://127.0.0.1:9/slack', pagerdutyEvents: 'http://127.0.0.1:9/pd', linearApi: 'http://127.0.0.1:9/linear', githubApi: 'http://127.0.0.1:9/github' },
@@ -142,7 +142,7 @@ export async function createHarness(dialect: DialectName, options: HarnessOption
   });
   const answers = recordAnswers(app);
   await app.ready();
-  const secrets = new Secrets(config.secret);
+  const secrets = new Secrets(config.secret, config.previousSecret);
   const token = async (userId: string, orgId: string) => (await signUserToken(secrets, userId, orgId, clock.now(), JWT_DEFAULT_SECONDS)).token;
 
   const harness: Harness = {
@@ -185,7 +185,7 @@ export async function createHarness(dialect: DialectName, options: HarnessOption
       return res.json().data.token as string;
     },
     deliveryDeps(workerResolver = resolver) {
-      return { store, clock, config, secrets: new Secrets(config.secret), policy: targetPolicy(config, workerResolver) };
+      return { store, clock, config, secrets: new Secrets(config.secret, config.previousSecret), policy: targetPolicy(config, workerResolver) };
     },
     async close() {
       await app.close();

@@ -53,10 +53,11 @@ export async function logout({ ctx }: { ctx: ServiceContext }) {
 /** Redeems an invitation or reset token once: the token is claimed and the password set in one transaction. */
 export async function setPassword({ ctx, input, secrets }: { ctx: PublicContext; input: SetPasswordBody; secrets: Secrets }) {
   const { now } = ctx;
-  const hash = secrets.hmac('token', input.token);
+  // Under the current secret or, during a rotation, the previous one (tokens live INVITE_TTL_MS).
+  const hashes = secrets.hmacs('token', input.token);
   const passwordHash = await hashPassword(input.password);
   const user = await ctx.db.transaction().execute(async (trx) => {
-    const token = await trx.selectFrom('user_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+    const token = await trx.selectFrom('user_tokens').selectAll().where('token_hash', 'in', hashes).executeTakeFirst();
     if (!token || token.used_at !== null || token.expires_at <= now) throw invalidInput('token', 'is invalid, used or expired');
     // Claim the token first so two concurrent redemptions cannot both succeed.
     const claimed = await trx.updateTable('user_tokens').set({ used_at: now }).where('id', '=', token.id).where('used_at', 'is', null).executeTakeFirst();
