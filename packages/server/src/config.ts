@@ -23,6 +23,8 @@ export interface Config {
   demo: boolean;
   allowPrivateTargets: boolean;
   retentionDays: number;
+  /** Days audit rows are kept (MALLARD_AUDIT_RETENTION_DAYS); its own setting, longer than raw data's by default. */
+  auditRetentionDays: number;
   /** Reader threads of the SQLite read pool (0: reads run on the main connection). */
   sqliteReaders: number;
   /** How long the read cache keeps an answer of a read route (store/read-cache.ts); 0 turns it off. */
@@ -182,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demo: flag(env, 'MALLARD_DEMO', nodeEnv === 'development'),
     allowPrivateTargets: flag(env, 'MALLARD_ALLOW_PRIVATE_TARGETS', false),
     retentionDays: int(env, 'MALLARD_RETENTION_DAYS', 90, 1, 3650),
+    auditRetentionDays: int(env, 'MALLARD_AUDIT_RETENTION_DAYS', 365, 1, 36500),
     sqliteReaders: int(env, 'MALLARD_SQLITE_READERS', 2, 0, 16),
     readCacheMs: int(env, 'MALLARD_READ_CACHE_MS', DEFAULT_READ_CACHE_MS, 0, 60_000),
     sqliteSynchronous: sqliteSynchronous(env),

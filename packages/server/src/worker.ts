@@ -13,7 +13,7 @@ import { Secrets } from './auth/secrets.ts';
 
 export function startWorker(store: Store, clock: Clock, config: Config, log: JobLog) {
   const scheduler = startScheduler(store, clock, config.pipelineIntervalMs, log);
-  const maintenance = startMaintenance(store, clock, config.retentionDays, log);
+  const maintenance = startMaintenance(store, clock, { rawDays: config.retentionDays, auditDays: config.auditRetentionDays }, log);
   const delivery = startDeliveryWorker({ store, clock, config, secrets: new Secrets(config.secret, config.previousSecret), policy: targetPolicy(config, systemResolver) }, log);
   return {
     async stop() {

@@ -40,7 +40,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
     env: 'test', port: 0, host: '127.0.0.1', databaseUrl: 'sqlite::memory:', redisUrl: null, secret: TEST_SECRET, previousSecret: null,
     logLevel: 'silent', rateLimits: { ...DEFAULT_RATE_LIMITS }, smtpUrl: null, demo: false,
-    allowPrivateTargets: true, retentionDays: 90, sqliteReaders: 2, readCacheMs: DEFAULT_READ_CACHE_MS, sqliteSynchronous: 'normal', pipelineIntervalMs: 15 * 60_000, deliveryLeaseMs: 60_000, publicUrl: 'http://127.0.0.1:8787',
+    allowPrivateTargets: true, retentionDays: 90, auditRetentionDays: 365, sqliteReaders: 2, readCacheMs: DEFAULT_READ_CACHE_MS, sqliteSynchronous: 'normal', pipelineIntervalMs: 15 * 60_000, deliveryLeaseMs: 60_000, publicUrl: 'http://127.0.0.1:8787',
     providers: { slackApi: 'http://127.0.0.1:9/slack', pagerdutyEvents: 'http://127.0.0.1:9/pd', linearApi: 'http://127.0.0.1:9/linear', githubApi: 'http://127.0.0.1:9/github' },
     dataDir: tmpdir(), trustProxy: false, metricsToken: null, ...overrides,
   };

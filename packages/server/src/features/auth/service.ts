@@ -1,7 +1,12 @@
 // Logging in issues a user JWT; logging out revokes it; setting a password redeems an
 // invitation or reset token. Login and set-password have no authenticated caller, so they
-// take a PublicContext; a failed login never says which part was wrong.
+// take a PublicContext; a failed login never says which part was wrong. Each leaves an audit
+// row (audit/record.ts): a sign-in in the org signed into, a failed sign-in of a known user in
+// every org the user belongs to (the attempt names no org it could be trusted with), and one
+// for an unknown email nowhere: no org owns it, and nothing is created for it.
+import type { Kysely } from 'kysely';
 import { iso } from '../../clock.ts';
+import { recordAudit, recordAuditAs } from '../../audit/record.ts';
 import { hashPassword, verifyPassword } from '../../auth/passwords.ts';
 import { JWT_DEFAULT_SECONDS, signUserToken } from '../../auth/jwt.ts';
 import type { Secrets } from '../../auth/secrets.ts';
@@ -10,9 +15,19 @@ import { AppError, invalidInput } from '../../domain/errors.ts';
 import { enforceLoginLimit } from '../../domain/rate-limits.ts';
 import type { RateLimiter } from '../../store/rate-limit.ts';
 import { assertUuid } from '../../domain/tenancy.ts';
+import type { Database } from '../../store/tables.ts';
 import type { LoginBody, SetPasswordBody } from './schemas.ts';
 
 const badLogin = () => new AppError('invalid_credentials', 'Email or password is incorrect');
+
+/** One audit row per org the user belongs to (all of them, or those given), with the user as actor and target. */
+async function auditUser(db: Kysely<Database>, ctx: PublicContext, userId: string, orgIds: string[] | null, action: string, details?: Record<string, unknown>) {
+  const orgs = orgIds ?? (await db.selectFrom('memberships').select('org_id').where('user_id', '=', userId).execute()).map((m) => m.org_id);
+  for (const orgId of orgs) {
+    await recordAuditAs(db, { orgId, actor: { type: 'user', id: userId }, now: ctx.now, requestId: ctx.requestId, ip: ctx.ip },
+      { action, targetType: 'user', targetId: userId, details });
+  }
+}
 
 /** Logins are limited per email and client address (`ip`), before the password is checked. */
 export async function login({ ctx, input, secrets, limiter, ip }: { ctx: PublicContext; input: LoginBody; secrets: Secrets; limiter: RateLimiter; ip: string }) {
@@ -21,13 +36,22 @@ export async function login({ ctx, input, secrets, limiter, ip }: { ctx: PublicC
   const user = await ctx.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
   // verifyPassword spends the same time whether or not the user exists.
   const valid = await verifyPassword(input.password, user?.password_hash ?? null);
-  if (!user || !valid) throw badLogin();
+  if (!user) throw badLogin();
+  // Never the password tried: only why it failed, beside the address the row carries.
+  if (!valid) {
+    await auditUser(ctx.db, ctx, user.id, null, 'auth.login_failed', { email, reason: 'password' });
+    throw badLogin();
+  }
   let memberships = ctx.db.selectFrom('memberships').innerJoin('orgs', 'orgs.id', 'memberships.org_id')
     .select(['orgs.id', 'orgs.name', 'memberships.role']).where('memberships.user_id', '=', user.id);
   if (input.org_id) memberships = memberships.where('orgs.id', '=', assertUuid(input.org_id, 'org_id'));
   const membership = await memberships.orderBy('memberships.created_at', 'asc').executeTakeFirst();
-  if (!membership) throw badLogin();
+  if (!membership) {
+    await auditUser(ctx.db, ctx, user.id, null, 'auth.login_failed', { email, reason: 'org' });
+    throw badLogin();
+  }
   const { token, expiresAt } = await signUserToken(secrets, user.id, membership.id, ctx.now, input.expires_in ?? JWT_DEFAULT_SECONDS);
+  await auditUser(ctx.db, ctx, user.id, [membership.id], 'auth.login', { email });
   return {
     token,
     expires_at: iso(expiresAt),
@@ -46,6 +70,7 @@ export async function logout({ ctx }: { ctx: ServiceContext }) {
       .onConflict((oc) => oc.column('jti').doNothing()).execute();
     // Revocations outlive their tokens by nothing: drop the ones that expired anyway.
     await trx.deleteFrom('revoked_tokens').where('expires_at', '<', ctx.now).execute();
+    await recordAudit(trx, ctx, { action: 'auth.logout', targetType: 'user', targetId: ctx.auth.user?.id ?? null });
   });
   return { revoked: true };
 }
@@ -62,8 +87,12 @@ export async function setPassword({ ctx, input, secrets }: { ctx: PublicContext;
     // Claim the token first so two concurrent redemptions cannot both succeed.
     const claimed = await trx.updateTable('user_tokens').set({ used_at: now }).where('id', '=', token.id).where('used_at', 'is', null).executeTakeFirst();
     if (Number(claimed.numUpdatedRows) !== 1) throw invalidInput('token', 'is invalid, used or expired');
-    return trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now })
+    const updated = await trx.updateTable('users').set({ password_hash: passwordHash, updated_at: now })
       .where('id', '=', token.user_id).returning(['id', 'email']).executeTakeFirstOrThrow();
+    // An invitation is redeemed in the org that sent it; a reset token names no org, so every org of the user hears of it.
+    const action = token.purpose === 'invite' ? 'auth.invitation_redeemed' : 'auth.password_reset';
+    await auditUser(trx, ctx, updated.id, token.org_id ? [token.org_id] : null, action, { token_id: token.id });
+    return updated;
   });
   return { user };
 }

@@ -8,6 +8,7 @@ import { flows } from '../../features/journeys/flows.ts';
 import { Flows, FlowsQuery, FrictionMap, FrictionQuery } from '../../features/journeys/schemas.ts';
 import { sessionTimeline } from '../../features/sessions/session-timeline.ts';
 import { SessionQuery, SessionTimeline } from '../../features/sessions/schemas.ts';
+import { recordAudit } from '../../audit/record.ts';
 import { rawRows } from '../../features/raw/raw-rows.ts';
 import { RawQuery, RawRows } from '../../features/raw/schemas.ts';
 import { summarizePoints } from '../heatmap-summary.ts';
@@ -87,7 +88,13 @@ export const rawTool = defineTool({
   description: 'Raw rows of one table of the site (events, signals, sessions, page_scores, score_history, ux_issues, deploys, alerts), sorted by a column; for questions the other tools do not answer.',
   input: { query: RawQuery },
   output: RawRows,
-  run: (ctx, input) => rawRows({ ctx, input }),
+  // A bulk read of visitors' data, audited as GET /v1/query/raw is (ctx.db is the main connection here).
+  run: async (ctx, input) => {
+    const rows = await rawRows({ ctx, input });
+    const siteId = input.site_id || ctx.auth.site?.id || null;
+    await recordAudit(ctx.db, ctx, { action: 'raw.read', targetType: 'site', targetId: siteId, siteId, details: { table: rows.table, offset: rows.offset, limit: rows.limit, rows: rows.rows.length } });
+    return rows;
+  },
   summarize: (d) => `${plural(d.rows.length, 'row')} of ${d.table} (from ${d.offset}; ${d.total} in all). The rows are in the structured result.`,
 });
 
