@@ -1,5 +1,5 @@
 // The SQLite connection's settings: WAL, a busy timeout, NORMAL sync (FULL with
-// MALLARD_SQLITE_SYNCHRONOUS=full) and foreign keys, set with exec (no statement left to the
+// MALLARD_SQLITE_SYNCHRONOUS=full), foreign keys and secure_delete, set with exec (no statement left to the
 // garbage collector; see store/db.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,13 +15,15 @@ describe('SQLite connection settings', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mallard-pragmas-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('opens a file store in WAL with busy_timeout 5000, synchronous NORMAL and foreign keys on', async () => {
+  it('opens a file store in WAL with busy_timeout 5000, synchronous NORMAL, foreign keys and secure_delete on', async () => {
     const store = openStore(`sqlite:${join(dir, 'p.db')}`);
     const read = async (name: string) => Object.values((await sql.raw(`PRAGMA ${name}`).execute(store.db)).rows[0] as object)[0];
     expect(await read('journal_mode')).toBe('wal');
     expect(await read('busy_timeout')).toBe(5000);
     expect(await read('synchronous')).toBe(1);
     expect(await read('foreign_keys')).toBe(1);
+    // Deleted rows are overwritten with zeros (docs/privacy.md, "Erased from the files").
+    expect(await read('secure_delete')).toBe(1);
     await store.close();
   });
 

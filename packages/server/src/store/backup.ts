@@ -1,6 +1,7 @@
 // Online backups of a SQLite store and restores into a stopped one. The copy is SQLite's
-// online backup API (better-sqlite3's backup()), consistent while the server writes; a
-// restore checks the copy's schema against this build and swaps files atomically.
+// VACUUM INTO, consistent while the server writes (one read transaction) and compact (only
+// live rows: nothing of deleted ones); a restore checks the copy's schema against this build
+// and swaps files atomically.
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -54,11 +55,15 @@ export async function backupSqlite(source: string, target: string, options: { fo
   if (existsSync(to) && !options.force) throw new BackupError(`${to} exists; choose another file or pass --force`);
   if (!existsSync(dirname(to))) throw new BackupError(`the directory ${dirname(to)} does not exist`);
   const partial = `${to}.partial-${process.pid}`;
+  rmSync(partial, { force: true });
   const db = new SQLite(source, { fileMustExist: true });
   kept.push(db);
   try {
     db.exec('PRAGMA busy_timeout = 5000');
-    await db.backup(partial);
+    // VACUUM INTO, not the page-by-page backup API: it writes the live rows of one read
+    // transaction into a new file, so the copy holds no free pages and no free space in a page,
+    // where rows deleted before (an erasure, retention) could have left their bytes.
+    db.exec(`VACUUM INTO '${partial.replaceAll("'", "''")}'`);
   } catch (err) {
     rmSync(partial, { force: true });
     throw new BackupError(`backup failed: ${(err as Error).message}`);

@@ -105,7 +105,10 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     const file = new SQLite(target);
     const synchronous = options.sqliteSynchronous === 'full' ? 'FULL' : 'NORMAL';
     // exec, not pragma(): pragma() prepares a statement that is then left to the collector (below).
-    file.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON;`);
+    // secure_delete: deleted or replaced rows (an erasure, retention, an updated session) are
+    // overwritten with zeros in their page, and freed pages too, so the file keeps no copy of
+    // them; a setting of the connection, and this is the one that writes (see docs/privacy.md).
+    file.exec(`PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA synchronous = ${synchronous}; PRAGMA foreign_keys = ON; PRAGMA secure_delete = ON;`);
     const cached = withStatementCache(file);
     const changes = new TableChanges();
     const faults = new StoreFaultEpisodes(storeLocation(url));

@@ -6019,6 +6019,15 @@ export interface operations {
                                 signals: number;
                                 issue_evidence: number;
                             };
+                            /** @description What the erasure did to the store's files, and what it cannot reach */
+                            storage: {
+                                /** @description true on SQLite: the rows' bytes were overwritten with zeros in the file (secure_delete). false on PostgreSQL: the deleted rows stay in the table files as dead tuples until VACUUM (see docs/privacy.md) */
+                                overwritten: boolean;
+                                /** @description SQLite: the write-ahead log was checkpointed and truncated, so it keeps no earlier copy of the rows (false: a reader held it; erasing again retries). null on PostgreSQL */
+                                wal_truncated: boolean | null;
+                                /** @description What remains elsewhere: backups taken before the erasure still hold the person's data */
+                                note: string;
+                            };
                         };
                         error: null;
                     };

@@ -10,7 +10,7 @@ import type { Config } from '../../config.ts';
 import { UUID_PATTERN } from '../../domain/tenancy.ts';
 import { openStore } from '../../store/db.ts';
 import { migrateToLatest } from '../../store/migrate.ts';
-import { eraseSessions, exportChunksFor, type Subject } from './service.ts';
+import { eraseSessions, exportChunksFor, scrubStorage, type Subject } from './service.ts';
 
 export interface PrivacyOptions { site: string; visitor?: string; userRef?: string }
 
@@ -50,7 +50,7 @@ export async function runPrivacy(
     } else {
       const erased = await eraseSessions(store.db, subject);
       await audit('privacy.erased', erased);
-      out.write(`${JSON.stringify({ erased })}\n`);
+      out.write(`${JSON.stringify({ erased, storage: await scrubStorage(store.db) })}\n`);
     }
   } finally {
     await store.close();

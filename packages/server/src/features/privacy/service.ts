@@ -6,15 +6,16 @@
 // sessions either erased or untouched, and running it again finishes the job. The element
 // rollup names users, so their signals leave it in the same transaction. Aggregates that
 // name no one (scores, issue counts, history) stay.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { recordAudit } from '../../audit/record.ts';
 import type { Secrets } from '../../auth/secrets.ts';
 import type { ServiceContext } from '../../domain/context.ts';
 import { invalidInput } from '../../domain/errors.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
+import { sqliteHandleOf } from '../../store/db.ts';
 import { withdrawSignals } from '../../store/element-rollup.ts';
 import type { Database } from '../../store/tables.ts';
-import { SUBJECT_KEYS, type ErasureResult, type SubjectQuery } from './schemas.ts';
+import { SUBJECT_KEYS, type ErasureResult, type ErasureStorage, type SubjectQuery } from './schemas.ts';
 
 /** Sessions erased per transaction. */
 const ERASE_BATCH = 200;
@@ -114,7 +115,27 @@ export async function eraseSubject({ ctx, input, secrets }: { ctx: ServiceContex
   await ctx.db.transaction().execute((trx) => recordAudit(trx, ctx, {
     action: 'privacy.erased', targetType: 'privacy_subject', targetId: null, siteId: site.id, details: { ...auditSubject(secrets, subject), ...erased },
   }));
-  return { erased };
+  return { erased, storage: await scrubStorage(ctx.db) };
+}
+
+const BACKUPS_NOTE = 'Backups taken before this erasure still hold the person\'s data: delete them, or erase the person again after restoring one (docs/privacy.md).';
+
+/**
+ * After an erasure, what is left of the rows in the store's files. On SQLite the main connection
+ * runs with secure_delete (store/db.ts), so the deleted rows' bytes are already zeros in their
+ * pages; the WAL still holds earlier copies of those pages until a checkpoint copies them back
+ * and the file is truncated, which this does (TRUNCATE waits, up to the busy timeout, for
+ * readers to leave the log). PostgreSQL keeps the rows as dead tuples until VACUUM: not run
+ * here (a VACUUM of the events table may take minutes); docs/privacy.md says how.
+ */
+export async function scrubStorage(db: Kysely<Database>): Promise<ErasureStorage> {
+  if (!sqliteHandleOf(db)) {
+    return { overwritten: false, wal_truncated: null, note: `The rows remain in PostgreSQL's table files as dead tuples until VACUUM removes them (autovacuum does, in time; run VACUUM on events, signals, sessions, issue_evidence and element_rollup to hasten it). ${BACKUPS_NOTE}` };
+  }
+  const row = (await sql<{ busy: number; log: number; checkpointed: number }>`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db)).rows[0];
+  // busy 0 and log 0: every frame was copied back and the log is empty (-1: not in WAL mode, e.g. ':memory:').
+  const truncated = row !== undefined && row.busy === 0 && row.log <= 0;
+  return { overwritten: true, wal_truncated: truncated, note: BACKUPS_NOTE };
 }
 
 /** The erasure itself, also for the CLI. */
