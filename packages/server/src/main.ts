@@ -183,6 +183,14 @@ keys.command('revoke')
     await runKeysRevoke(id, () => loadConfig(), systemClock, (message) => new UsageError(message));
   });
 
+const secret = program.command('secret').description('MALLARD_SECRET rotation, as the operator: `secret rotate` re-seals stored secrets under the new MALLARD_SECRET.');
+secret.command('rotate')
+  .description('With MALLARD_SECRET set to the new secret and MALLARD_SECRET_PREVIOUS to the old one: re-seal every stored sealed secret (webhook signing secrets, integration credentials, kept Idempotency-Key answers) made with the old secret under the new one, one transaction per table, and print counts. Safe to run again, while Mallard runs. API keys cannot be re-hashed without the key (only its HMAC is stored): each verifies against both secrets and is re-hashed on its next use; a key unused until MALLARD_SECRET_PREVIOUS is dropped stops working. Invitation and reset tokens verify against both until they expire. Exits 1 if MALLARD_SECRET_PREVIOUS is not set. See docs/operations.md, "Rotating MALLARD_SECRET".')
+  .action(async () => {
+    const { runSecretRotate } = await import('./features/secrets/cli.ts');
+    await runSecretRotate(() => loadConfig(), systemClock, (message) => new UsageError(message));
+  });
+
 const privacy = program.command('privacy').description('Data-subject requests (GDPR articles 15 and 17, CCPA), as the operator: `privacy export` prints everything stored about one person, `privacy erase` removes it. Audited.');
 for (const action of ['export', 'erase'] as const) {
   privacy.command(action)

@@ -39,6 +39,8 @@ const COMMANDS: [string, string[]][] = [
   ['privacy erase', ['--site <id>', '--visitor <id>', '--user-ref <ref>']],
   ['backup', ['--to <file>', 'pg_dump']],
   ['restore', ['--from <file>', 'pg_restore']],
+  ['secret', ['rotate']],
+  ['secret rotate', ['MALLARD_SECRET_PREVIOUS', 'MALLARD_SECRET', 're-seal', 're-hashed on its next use']],
   ['mcp', ['MALLARD_URL', 'http://127.0.0.1:8787', 'MALLARD_MCP_KEY', 'MALLARD_SITE_ID', 'stderr']],
 ];
 
