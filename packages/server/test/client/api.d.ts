@@ -352,7 +352,7 @@ export interface paths {
         get: operations["getManageMembers"];
         put?: never;
         /**
-         * Add a member (creates an invitation for a new email)
+         * Add a member (creates an invitation for a new email, mailed to them when SMTP_URL is set)
          * @description Credential: a user token only (keys are refused with `jwt_required`); role `admin` or higher; an org-scoped credential.
          */
         post: operations["postManageMembers"];
@@ -3869,6 +3869,8 @@ export interface operations {
                                  */
                                 expires_at: string;
                                 set_password_url: string;
+                                /** @description true: mailed to the new member through SMTP_URL; false: no SMTP_URL, or the mail failed (send the token yourself) */
+                                emailed: boolean;
                             };
                         };
                         error: null;

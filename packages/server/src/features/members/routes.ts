@@ -3,14 +3,15 @@ import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { contextOf } from '../../http/context.ts';
 import { Deleted } from '../../domain/schema-parts.ts';
+import { addMemberAndInvite } from './invite-mail.ts';
 import { CreatedMember, CreateMemberBody, MemberParams, MemberRecord, UpdateMemberBody } from './schemas.ts';
-import { addMember, changeRole, listMembers, removeMember } from './service.ts';
+import { changeRole, listMembers, removeMember } from './service.ts';
 
 // Members need a user token: a leaked API key can never add people.
 const base = { surface: 'manage', scopes: ['manage:write'], jwtOnly: true, orgScope: true } as const;
 
 export async function memberRoutes(app: App) {
-  const { secrets } = app.services;
+  const { config, secrets } = app.services;
 
   app.get('/manage/members', {
     config: { access: { ...base, role: 'viewer' } },
@@ -19,10 +20,10 @@ export async function memberRoutes(app: App) {
 
   app.post('/manage/members', {
     config: { access: { ...base, role: 'admin' }, docs: { errors: ['conflict'] } },
-    schema: { tags: ['members'], summary: 'Add a member (creates an invitation for a new email)', body: CreateMemberBody, response: { 201: Envelope(CreatedMember) } },
+    schema: { tags: ['members'], summary: 'Add a member (creates an invitation for a new email, mailed to them when SMTP_URL is set)', body: CreateMemberBody, response: { 201: Envelope(CreatedMember) } },
   }, async (request, reply) => {
     reply.code(201);
-    return ok(await addMember({ ctx: contextOf(request), input: request.body, secrets }));
+    return ok(await addMemberAndInvite({ ctx: contextOf(request), input: request.body, secrets, config }));
   });
 
   app.patch('/manage/members/:id', {

@@ -20,6 +20,7 @@ export const CreatedMember = Type.Intersect([MemberRecord, Type.Object({
     token: Type.String({ description: 'One-time set-password token; shown only here' }),
     expires_at: IsoTime,
     set_password_url: Type.String(),
+    emailed: Type.Boolean({ description: 'true: mailed to the new member through SMTP_URL; false: no SMTP_URL, or the mail failed (send the token yourself)' }),
   })),
 })]);
 
