@@ -203,7 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (storeFault(error)) app.services.store.faults.failed(error);
     // `unavailable` is said on purpose (shutting down, not ready), not a failure of the request.
     else if (appError.status >= 500 && appError.code !== 'unavailable') request.log.error({ err: error, reqId: request.id }, 'request failed');
-    if (appError.code === 'rate_limited' && appError.details?.reset_at) {
+    if ((appError.code === 'rate_limited' || appError.code === 'account_locked') && appError.details?.reset_at) {
       const seconds = Math.max(1, Math.ceil((Date.parse(String(appError.details.reset_at)) - app.services.clock.now()) / 1000));
       reply.header('retry-after', String(seconds));
     }

@@ -24,6 +24,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
+  account_locked: 429,
   headers_too_large: 431,
   internal_error: 500,
   upstream_error: 502,

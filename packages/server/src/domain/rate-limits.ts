@@ -1,10 +1,11 @@
 // The limits that guard credentials, in one place for every face: failed authentications
-// per client IP (the HTTP hooks and ingest share one lockout) and logins per email and IP.
-// Counters come from an injected RateLimiter (memory or Redis, see store/rate-limit.ts).
+// per client IP (the HTTP hooks, ingest and failed logins share one lockout), logins per email
+// and IP, and the lockout per account (per email, known or not). Counters come from an
+// injected RateLimiter (memory or Redis, see store/rate-limit.ts), so every process sees them.
 import type { Hit, RateLimiter } from '../store/rate-limit.ts';
 import type { AuthContext } from './context.ts';
 import { AppError } from './errors.ts';
-import { MINUTE_MS } from './time.ts';
+import { HOUR_MS, MINUTE_MS, SECOND_MS } from './time.ts';
 
 
 
@@ -38,4 +39,52 @@ export async function withFailedAuthLockout<T = AuthContext>(limiter: RateLimite
 export async function enforceLoginLimit(limiter: RateLimiter, email: string, ip: string, now: number) {
   const hit = await limiter.hit(`login:${email}:${ip}`, LOGIN_PER_MIN, MINUTE_MS, now);
   if (!hit.allowed) throw rateLimited(hit, 'logins');
+}
+
+/** Failed logins of one account before each further attempt waits (1 s, then 2 s, 4 s ...). */
+export const ACCOUNT_DELAY_AFTER = 5;
+/** Failed logins of one account within the hour that lock it for an hour. */
+export const ACCOUNT_LOCK_AFTER = 20;
+export const ACCOUNT_WINDOW_MS = HOUR_MS;
+export const ACCOUNT_LOCK_MS = HOUR_MS;
+/** The longest progressive delay: short enough that ACCOUNT_LOCK_AFTER failures fit in the hour (about 10 minutes of waiting). */
+export const ACCOUNT_DELAY_MAX_MS = MINUTE_MS;
+
+// The account is named by its email (lowercased) whether or not a user has it, so an unknown
+// email is answered exactly as a known one: the lockout never tells which emails exist.
+const failBucket = (email: string) => `loginfail:${email}`;
+const lockBucket = (email: string) => `loginlock:${email}`;
+
+export function accountLocked(until: number): AppError {
+  return new AppError('account_locked', 'Too many failed logins for this account; try again after the reset time', {
+    reset_at: new Date(until).toISOString(),
+  });
+}
+
+/** Refuses a login (even with the right password) while the account waits out a delay or a lock. */
+export async function enforceAccountLock(limiter: RateLimiter, email: string, now: number) {
+  const until = await limiter.heldUntil(lockBucket(email), now);
+  if (until !== null) throw accountLocked(until);
+}
+
+/**
+ * Counts one failed login of the account; from the ACCOUNT_DELAY_AFTER-th failure in the hour
+ * on, holds the account for a delay that doubles with each failure (capped), and from the
+ * ACCOUNT_LOCK_AFTER-th, for an hour. Returns the hold's end, or null.
+ */
+export async function countAccountFailure(limiter: RateLimiter, email: string, now: number): Promise<{ until: number | null; locked: boolean }> {
+  // The limit is never reached: refused attempts are not counted, so the count stops at the lock.
+  const { limit, remaining } = await limiter.hit(failBucket(email), 1_000_000, ACCOUNT_WINDOW_MS, now);
+  const failures = limit - remaining;
+  if (failures < ACCOUNT_DELAY_AFTER) return { until: null, locked: false };
+  const locked = failures >= ACCOUNT_LOCK_AFTER;
+  const until = now + (locked ? ACCOUNT_LOCK_MS : Math.min(ACCOUNT_DELAY_MAX_MS, SECOND_MS * 2 ** (failures - ACCOUNT_DELAY_AFTER)));
+  await limiter.hold(lockBucket(email), until, now);
+  return { until, locked };
+}
+
+/** A correct login, or an admin's unlock: the account's failures and hold are forgotten. */
+export async function clearAccountFailures(limiter: RateLimiter, email: string, now: number) {
+  await limiter.clear(failBucket(email), ACCOUNT_WINDOW_MS, now);
+  await limiter.clear(lockBucket(email), ACCOUNT_WINDOW_MS, now);
 }

@@ -72,7 +72,7 @@ const ERROR_MEANING: Partial<Record<number, string>> = {
   409: 'Conflicts with the current state',
   413: 'Body too large',
   415: 'Body not sent as JSON',
-  429: 'Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds',
+  429: 'Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account\'s delay or lock ends); `Retry-After` says the same in seconds',
   500: 'Server-side failure; the `x-request-id` header identifies it in the logs',
 };
 
@@ -91,6 +91,7 @@ const ERROR_EXAMPLE_MESSAGE: Partial<Record<ErrorCode, { message: string; detail
   org_scope_required: { message: 'This route needs an org-scoped credential' },
   not_found: { message: 'Issue not found' },
   rate_limited: { message: 'Too many requests', details: { reset_at: '2026-11-02T12:01:00.000Z' } },
+  account_locked: { message: 'Too many failed logins for this account; try again after the reset time', details: { reset_at: '2026-11-02T12:00:02.000Z' } },
   internal_error: { message: 'Something went wrong on our side; the request id identifies it in the logs' },
 };
 

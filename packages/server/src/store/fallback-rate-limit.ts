@@ -83,6 +83,31 @@ export class FallbackRateLimiter implements RateLimiter {
     return this.local.peek(bucket, windowMs, now);
   }
 
+  hold(bucket: string, until: number, now: number): Promise<void> {
+    return this.either((l) => l.hold(bucket, until, now));
+  }
+
+  heldUntil(bucket: string, now: number): Promise<number | null> {
+    return this.either((l) => l.heldUntil(bucket, now));
+  }
+
+  clear(bucket: string, windowMs: number, now: number): Promise<void> {
+    return this.either((l) => l.clear(bucket, windowMs, now));
+  }
+
+  /** Redis while it answers, else this process's own memory (as hit and peek do). */
+  private async either<T>(run: (limiter: RateLimiter) => Promise<T>): Promise<T> {
+    if (this.redisUp) {
+      try {
+        return await run(this.shared);
+      } catch (err) {
+        this.wentDown(err);
+      }
+    }
+    this.fallbackChecks++;
+    return run(this.local);
+  }
+
   status(): LimiterStatus {
     return { redisUp: this.redisUp, fallbackChecks: this.fallbackChecks, outages: this.outages };
   }

@@ -22,6 +22,12 @@ export interface RateLimiter {
   hit(bucket: string, limit: number, windowMs: number, now: number): Promise<Hit>;
   /** The current count, without counting. */
   peek(bucket: string, windowMs: number, now: number): Promise<number>;
+  /** Holds a bucket shut until `until` (a lockout's end); a later hold replaces it. */
+  hold(bucket: string, until: number, now: number): Promise<void>;
+  /** When the hold on a bucket ends, or null when there is none or it has ended by `now`. */
+  heldUntil(bucket: string, now: number): Promise<number | null>;
+  /** Forgets a bucket: its hold and its count in the window holding `now` (an admin's unlock). */
+  clear(bucket: string, windowMs: number, now: number): Promise<void>;
   /** Only limiters that can lose their shared store report one. */
   status?(): LimiterStatus;
   close(): Promise<void>;
@@ -38,6 +44,7 @@ function result(allowed: boolean, count: number, limit: number, start: number, w
 
 export class MemoryRateLimiter implements RateLimiter {
   private readonly counts = new Map<string, { start: number; count: number }>();
+  private readonly holds = new Map<string, number>();
 
   async hit(bucket: string, limit: number, windowMs: number, now: number): Promise<Hit> {
     const start = windowStart(now, windowMs);
@@ -57,7 +64,22 @@ export class MemoryRateLimiter implements RateLimiter {
     return entry && entry.start === windowStart(now, windowMs) ? entry.count : 0;
   }
 
-  async close() { this.counts.clear(); }
+  async hold(bucket: string, until: number, now: number) {
+    if (this.holds.size > 100_000) for (const [key, end] of this.holds) if (end <= now) this.holds.delete(key);
+    this.holds.set(bucket, until);
+  }
+
+  async heldUntil(bucket: string, now: number): Promise<number | null> {
+    const until = this.holds.get(bucket);
+    return until !== undefined && until > now ? until : null;
+  }
+
+  async clear(bucket: string) {
+    this.holds.delete(bucket);
+    this.counts.delete(bucket);
+  }
+
+  async close() { this.counts.clear(); this.holds.clear(); }
 
   private sweep(now: number, windowMs: number) {
     const current = windowStart(now, windowMs);
@@ -86,6 +108,21 @@ export class RedisRateLimiter implements RateLimiter {
   async peek(bucket: string, windowMs: number, now: number): Promise<number> {
     const value = await this.redis.get(`${this.prefix}${bucket}:${windowStart(now, windowMs)}`);
     return value ? Number(value) : 0;
+  }
+
+  // A hold's key keeps its end and expires a little after it (the injected clock decides when it ends).
+  async hold(bucket: string, until: number, now: number) {
+    await this.redis.set(`${this.prefix}hold:${bucket}`, String(until), 'PX', Math.max(1, until - now) + 5_000);
+  }
+
+  async heldUntil(bucket: string, now: number): Promise<number | null> {
+    const value = await this.redis.get(`${this.prefix}hold:${bucket}`);
+    const until = value ? Number(value) : null;
+    return until !== null && until > now ? until : null;
+  }
+
+  async clear(bucket: string, windowMs: number, now: number) {
+    await this.redis.del(`${this.prefix}hold:${bucket}`, `${this.prefix}${bucket}:${windowStart(now, windowMs)}`);
   }
 
   async close() { this.redis.disconnect(); }

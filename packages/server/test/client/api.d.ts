@@ -386,6 +386,26 @@ export interface paths {
         patch: operations["patchManageMembersById"];
         trace?: never;
     };
+    "/v1/manage/members/{id}/unlock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lift a member's login lockout (after repeated failed logins) at once
+         * @description Credential: a user token only (keys are refused with `jwt_required`); role `admin` or higher; an org-scoped credential.
+         */
+        post: operations["postManageMembersByIdUnlock"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/manage/keys": {
         parameters: {
             query?: never;
@@ -1381,7 +1401,7 @@ export interface components {
                  * @description Stable machine-matchable code; match on this
                  * @enum {string}
                  */
-                code: "invalid_input" | "invalid_uuid" | "missing_site_id" | "invalid_status" | "empty_body" | "invalid_json" | "missing_auth" | "invalid_key" | "expired_key" | "invalid_jwt" | "jwt_required" | "invalid_credentials" | "forbidden" | "missing_scope" | "insufficient_role" | "org_scope_required" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal_error" | "upstream_error" | "unavailable" | "storage_full";
+                code: "invalid_input" | "invalid_uuid" | "missing_site_id" | "invalid_status" | "empty_body" | "invalid_json" | "missing_auth" | "invalid_key" | "expired_key" | "invalid_jwt" | "jwt_required" | "invalid_credentials" | "forbidden" | "missing_scope" | "insufficient_role" | "org_scope_required" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "account_locked" | "headers_too_large" | "internal_error" | "upstream_error" | "unavailable" | "storage_full";
                 message: string;
                 status: number;
                 details?: {
@@ -1392,7 +1412,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`, `invalid_status`, `empty_body`, `invalid_json`, `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`, `invalid_credentials`, `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `not_found`, `method_not_allowed`, `conflict`, `idempotency_conflict`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `headers_too_large`, `internal_error`, `upstream_error`, `unavailable`, `storage_full`: Any other error, in the same envelope */
+        /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`, `invalid_status`, `empty_body`, `invalid_json`, `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`, `invalid_credentials`, `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `not_found`, `method_not_allowed`, `conflict`, `idempotency_conflict`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `account_locked`, `headers_too_large`, `internal_error`, `upstream_error`, `unavailable`, `storage_full`: Any other error, in the same envelope */
         Error: {
             headers: {
                 [name: string]: unknown;
@@ -1589,7 +1609,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2260,7 +2280,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`, `account_locked`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2375,7 +2395,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,7 +2671,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -2845,7 +2865,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3104,7 +3124,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3305,7 +3325,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3539,7 +3559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3734,7 +3754,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3997,7 +4017,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4213,7 +4233,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4459,7 +4479,239 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postManageMembersByIdUnlock: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body from the same credential within 24 hours replays the first successful answer (header `Idempotent-Replayed: true`) without doing the work again; another body is 409 `idempotency_conflict`. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            id: string;
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            user_id: string;
+                            /**
+                             * @description The member may log in again at once; failed logins count from zero
+                             * @enum {boolean}
+                             */
+                            unlocked: true;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_conflict`: Conflicts with the current state */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4666,7 +4918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4939,7 +5191,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5140,7 +5392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5319,7 +5571,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5534,7 +5786,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5747,7 +5999,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5921,7 +6173,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6140,7 +6392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6371,7 +6623,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6559,7 +6811,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6745,7 +6997,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6946,7 +7198,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7135,7 +7387,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7322,7 +7574,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7494,7 +7746,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7754,7 +8006,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -8241,7 +8493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -8489,7 +8741,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -8722,7 +8974,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -8926,7 +9178,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9231,7 +9483,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9462,7 +9714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9701,7 +9953,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9949,7 +10201,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -10225,7 +10477,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -10585,7 +10837,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -10889,7 +11141,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11097,7 +11349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11299,7 +11551,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11478,7 +11730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11724,7 +11976,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11932,7 +12184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12214,7 +12466,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12415,7 +12667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12667,7 +12919,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12902,7 +13154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13149,7 +13401,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13412,7 +13664,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13610,7 +13862,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13865,7 +14117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14066,7 +14318,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14300,7 +14552,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14530,7 +14782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14798,7 +15050,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15057,7 +15309,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15324,7 +15576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15522,7 +15774,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15774,7 +16026,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15975,7 +16227,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -16202,7 +16454,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -16527,7 +16779,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -16902,7 +17154,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17099,7 +17351,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -17405,7 +17657,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `rate_limited`: Rate limited: `error.details.reset_at` says when the window reopens; `Retry-After` says the same in seconds */
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
                     /** @description Requests allowed in the current window */

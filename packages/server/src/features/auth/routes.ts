@@ -10,7 +10,7 @@ export async function authRoutes(app: App) {
   const { secrets, limiter } = app.services;
 
   app.post('/auth/login', {
-    config: { access: { surface: 'auth' }, docs: { errors: ['invalid_credentials', 'invalid_uuid', 'rate_limited'] } },
+    config: { access: { surface: 'auth' }, docs: { errors: ['invalid_credentials', 'invalid_uuid', 'rate_limited', 'account_locked'] } },
     schema: { tags: ['auth'], summary: 'Log in and get a user token (JWT)', body: LoginBody, response: { 200: Envelope(LoginResult) } },
   }, async (request) => ok(await login({ ctx: publicContextOf(request), input: request.body, secrets, limiter, ip: request.ip })));
 

@@ -12,7 +12,7 @@ import { JWT_DEFAULT_SECONDS, signUserToken } from '../../auth/jwt.ts';
 import type { Secrets } from '../../auth/secrets.ts';
 import type { PublicContext, ServiceContext } from '../../domain/context.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
-import { enforceLoginLimit } from '../../domain/rate-limits.ts';
+import { clearAccountFailures, countAccountFailure, enforceAccountLock, enforceLoginLimit, withFailedAuthLockout } from '../../domain/rate-limits.ts';
 import type { RateLimiter } from '../../store/rate-limit.ts';
 import { assertUuid } from '../../domain/tenancy.ts';
 import type { Database } from '../../store/tables.ts';
@@ -29,10 +29,33 @@ async function auditUser(db: Kysely<Database>, ctx: PublicContext, userId: strin
   }
 }
 
-/** Logins are limited per email and client address (`ip`), before the password is checked. */
+/**
+ * Logins are limited per email and client address (`ip`), then refused while the account
+ * (its email, known or not) waits out a progressive delay or a lock, all before the password
+ * is checked; a failed login counts for the account and in the client address's failed-
+ * authentication lockout (domain/rate-limits.ts). A correct password during a lock is refused too.
+ */
 export async function login({ ctx, input, secrets, limiter, ip }: { ctx: PublicContext; input: LoginBody; secrets: Secrets; limiter: RateLimiter; ip: string }) {
   const email = input.email.trim().toLowerCase();
   await enforceLoginLimit(limiter, email, ip, ctx.now);
+  return withFailedAuthLockout(limiter, ip, ctx.now, async () => {
+    await enforceAccountLock(limiter, email, ctx.now);
+    try {
+      const result = await checkLogin(ctx, input, email, secrets);
+      await clearAccountFailures(limiter, email, ctx.now);
+      return result;
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'invalid_credentials') {
+        const { until, locked } = await countAccountFailure(limiter, email, ctx.now);
+        const user = locked && until !== null ? await ctx.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst() : undefined;
+        if (user && until !== null) await auditUser(ctx.db, ctx, user.id, null, 'auth.account_locked', { email, until: iso(until) });
+      }
+      throw err;
+    }
+  });
+}
+
+async function checkLogin(ctx: PublicContext, input: LoginBody, email: string, secrets: Secrets) {
   const user = await ctx.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
   // verifyPassword spends the same time whether or not the user exists.
   const valid = await verifyPassword(input.password, user?.password_hash ?? null);

@@ -4,14 +4,14 @@ import { Envelope, ok } from '../../http/envelope.ts';
 import { contextOf } from '../../http/context.ts';
 import { Deleted } from '../../domain/schema-parts.ts';
 import { addMemberAndInvite } from './invite-mail.ts';
-import { CreatedMember, CreateMemberBody, MemberParams, MemberRecord, UpdateMemberBody } from './schemas.ts';
-import { changeRole, listMembers, removeMember } from './service.ts';
+import { CreatedMember, CreateMemberBody, MemberParams, MemberRecord, UnlockedMember, UpdateMemberBody } from './schemas.ts';
+import { changeRole, listMembers, removeMember, unlockMember } from './service.ts';
 
 // Members need a user token: a leaked API key can never add people.
 const base = { surface: 'manage', scopes: ['manage:write'], jwtOnly: true, orgScope: true } as const;
 
 export async function memberRoutes(app: App) {
-  const { config, secrets } = app.services;
+  const { config, secrets, limiter } = app.services;
 
   app.get('/manage/members', {
     config: { access: { ...base, role: 'viewer' } },
@@ -35,4 +35,12 @@ export async function memberRoutes(app: App) {
     config: { access: { ...base, role: 'admin' }, docs: { errors: ['conflict'] } },
     schema: { tags: ['members'], summary: 'Remove a member', params: MemberParams, response: { 200: Envelope(Deleted) } },
   }, async (request) => ok(await removeMember({ ctx: contextOf(request), input: request.params })));
+
+  app.post('/manage/members/:id/unlock', {
+    config: { access: { ...base, role: 'admin', bodyRequired: false } },
+    schema: {
+      tags: ['members'], summary: 'Lift a member\'s login lockout (after repeated failed logins) at once',
+      params: MemberParams, response: { 200: Envelope(UnlockedMember) },
+    },
+  }, async (request) => ok(await unlockMember({ ctx: contextOf(request), input: request.params, limiter })));
 }

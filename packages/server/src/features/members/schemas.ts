@@ -31,3 +31,9 @@ export const UpdateMemberBody = Type.Object({ role: RoleSchema }, { additionalPr
 export type UpdateMemberBody = Static<typeof UpdateMemberBody>;
 
 export const MemberParams = Type.Object({ id: Type.String() });
+
+export const UnlockedMember = Type.Object({
+  id: Uuid,
+  user_id: Uuid,
+  unlocked: Type.Literal(true, { description: 'The member may log in again at once; failed logins count from zero' }),
+}, { additionalProperties: false });

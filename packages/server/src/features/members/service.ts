@@ -9,6 +9,8 @@ import { randomBase62, type Secrets } from '../../auth/secrets.ts';
 import type { AuthContext, ServiceContext } from '../../domain/context.ts';
 import { AppError } from '../../domain/errors.ts';
 import { DAY_MS } from '../../domain/time.ts';
+import { clearAccountFailures } from '../../domain/rate-limits.ts';
+import type { RateLimiter } from '../../store/rate-limit.ts';
 import type { Database } from '../../store/tables.ts';
 import type { CreateMemberBody, MemberRecord, UpdateMemberBody } from './schemas.ts';
 
@@ -114,4 +116,16 @@ export async function removeMember({ ctx, input: { id } }: { ctx: ServiceContext
     await recordAudit(trx, ctx, { action: 'member.removed', targetType: 'member', targetId: id, details: { user_id: member.user_id } });
   });
   return { id, deleted: true };
+}
+
+/**
+ * Lifts a member's login lockout (the progressive delay and the hour's lock) at once, in every
+ * process (the counts live in the shared limiter); audited. Unlocking an account that is not
+ * locked changes nothing and is audited all the same.
+ */
+export async function unlockMember({ ctx, input: { id }, limiter }: { ctx: ServiceContext; input: { id: string }; limiter: RateLimiter }) {
+  const member = await loadMember(ctx.db, ctx.auth.org.id, id);
+  await clearAccountFailures(limiter, member.email, ctx.now);
+  await recordAudit(ctx.db, ctx, { action: 'member.unlocked', targetType: 'member', targetId: id, details: { user_id: member.user_id } });
+  return { id, user_id: member.user_id, unlocked: true as const };
 }
