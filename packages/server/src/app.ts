@@ -111,6 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     metrics,
     ingest: new IngestWriter(deps.store),
     targets: targetPolicy(deps.config, deps.resolver ?? systemResolver),
+    warmUps: [],
   });
   app.decorateRequest('auth', null);
   app.decorateRequest('access', null);

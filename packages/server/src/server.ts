@@ -52,6 +52,10 @@ export async function startServer(config: Config, clock: Clock = systemClock, op
   });
   store.faults.logTo(app.log);
   await app.listen({ port: config.port, host: config.host });
+  // The dashboard is built when the server listens, by esbuild's child process, which shares the
+  // terminal: a Ctrl-C pressed right after the start's last line killed it mid-build and logged
+  // an error on the way out. So the start waits for that build (a failed one is logged already).
+  await Promise.all(app.services.warmUps.map((warmUp) => warmUp().catch(() => undefined)));
   const worker = options.worker === false ? null : startWorker(store, clock, config, app.log);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

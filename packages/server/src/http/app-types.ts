@@ -25,7 +25,11 @@ export interface AppDeps {
   requestTimeoutMs?: number;
 }
 
-export interface Services extends AppDeps { secrets: Secrets; metrics: Metrics; ingest: IngestWriter; targets: TargetPolicy }
+export interface Services extends AppDeps {
+  secrets: Secrets; metrics: Metrics; ingest: IngestWriter; targets: TargetPolicy;
+  /** Work a started server finishes before its start returns (the dashboard's build), so none of it is cut short by a Ctrl-C after the start's last line. */
+  warmUps: (() => Promise<unknown>)[];
+}
 
 export type { RouteTable };
 

@@ -49,6 +49,7 @@ export async function dashboardRoutes(app: App) {
     return dashboard;
   };
   app.addHook('onListen', async () => { await current().catch(() => undefined); });
+  app.services.warmUps.push(() => current());
   app.addHook('onSend', async (_request, reply) => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
   });
