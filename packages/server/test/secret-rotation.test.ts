@@ -83,6 +83,8 @@ eachDialect('MALLARD_SECRET rotation', ({ name }) => {
   const h = useHarness(name, { config: { secret: OLD } });
   let org: Org;
   let webhook: { id: string; secret: string };
+  let firstWebhookSecret: string;
+  let created: { statusCode: number; body: string };
   let invitation: string;
   let during: App;
   let after: App;
@@ -97,9 +99,15 @@ eachDialect('MALLARD_SECRET rotation', ({ name }) => {
 
   beforeAll(async () => {
     org = await h.org('Rotation');
-    const hook = await h.app.inject({ method: 'POST', url: '/v1/manage/webhooks', headers: bearer(org.keys.secret), payload: { url: 'http://127.0.0.1:9/mallard-hook', events: ['deploy.recorded'] } });
+    // With an Idempotency-Key, so its answer (which holds the secret) is kept, sealed.
+    const hook = await h.app.inject({ method: 'POST', url: '/v1/manage/webhooks', headers: { ...bearer(org.keys.secret), 'idempotency-key': 'rotation-hook-1' }, payload: { url: 'http://127.0.0.1:9/mallard-hook', events: ['deploy.recorded'] } });
     expect(hook.statusCode, hook.body).toBe(201);
-    webhook = hook.json().data;
+    created = { statusCode: hook.statusCode, body: hook.body };
+    firstWebhookSecret = hook.json().data.secret;
+    // The webhook's own rotation: its previous secret is sealed too, for the grace period.
+    const rotated = await h.app.inject({ method: 'POST', url: `/v1/manage/webhooks/${hook.json().data.id}/rotate-secret`, headers: bearer(org.keys.secret) });
+    expect(rotated.statusCode, rotated.body).toBe(200);
+    webhook = { id: hook.json().data.id, secret: rotated.json().data.secret };
     const integration = await h.app.inject({ method: 'POST', url: '/v1/manage/integrations', headers: bearer(org.keys.secret), payload: { provider: 'pagerduty', config: { routing_key: ROUTING_KEY } } });
     expect(integration.statusCode, integration.body).toBe(201);
     const member = await h.app.inject({ method: 'POST', url: '/v1/manage/members', headers: bearer(org.jwt), payload: { email: `invited-${name}@example.com`, role: 'viewer' } });
@@ -152,8 +160,9 @@ eachDialect('MALLARD_SECRET rotation', ({ name }) => {
   });
 
   it('under (new, previous): the webhook secret and the integration credentials open', async () => {
-    const hook = await h.store.db.selectFrom('webhooks').select('secret_enc').where('id', '=', webhook.id).executeTakeFirstOrThrow();
+    const hook = await h.store.db.selectFrom('webhooks').select(['secret_enc', 'previous_secret_enc']).where('id', '=', webhook.id).executeTakeFirstOrThrow();
     expect(during.services.secrets.decrypt(hook.secret_enc)).toBe(webhook.secret);
+    expect(during.services.secrets.decrypt(hook.previous_secret_enc!)).toBe(firstWebhookSecret);
     const integration = await h.store.db.selectFrom('integrations').select('config_enc').where('site_id', '=', org.site_id).executeTakeFirstOrThrow();
     expect(JSON.parse(during.services.secrets.decrypt(integration.config_enc))).toEqual({ routing_key: ROUTING_KEY });
     // Not yet under the new secret alone: that is what `secret rotate` is for.
@@ -167,13 +176,14 @@ eachDialect('MALLARD_SECRET rotation', ({ name }) => {
     expect(first.stderr).toBe('');
     expect(first.stdout).toMatch(/^webhooks: 1 re-sealed under MALLARD_SECRET, 0 already under it, 0 unreadable/m);
     expect(first.stdout).toMatch(/^integrations: 1 re-sealed under MALLARD_SECRET, 0 already under it, 0 unreadable/m);
-    expect(first.stdout).toMatch(/^idempotency_keys: \d+ re-sealed/m);
+    expect(first.stdout).toMatch(/^idempotency_keys: 1 re-sealed under MALLARD_SECRET, 0 already under it, 0 unreadable/m);
     expect(first.stdout).toMatch(/^api_keys: \d+ active keys not re-hashed/m);
-    for (const secret of [OLD, NEW, webhook.secret, ROUTING_KEY, org.keys.secret]) expect(first.stdout).not.toContain(secret);
+    for (const secret of [OLD, NEW, webhook.secret, firstWebhookSecret, ROUTING_KEY, org.keys.secret]) expect(first.stdout).not.toContain(secret);
 
     const onlyNew = new Secrets(NEW);
-    const hook = await h.store.db.selectFrom('webhooks').select('secret_enc').where('id', '=', webhook.id).executeTakeFirstOrThrow();
+    const hook = await h.store.db.selectFrom('webhooks').select(['secret_enc', 'previous_secret_enc']).where('id', '=', webhook.id).executeTakeFirstOrThrow();
     expect(onlyNew.open(hook.secret_enc)).toEqual({ plain: webhook.secret, stale: false });
+    expect(onlyNew.open(hook.previous_secret_enc!)).toEqual({ plain: firstWebhookSecret, stale: false });
     const integration = await h.store.db.selectFrom('integrations').select('config_enc').where('site_id', '=', org.site_id).executeTakeFirstOrThrow();
     expect(JSON.parse(onlyNew.decrypt(integration.config_enc))).toEqual({ routing_key: ROUTING_KEY });
 
@@ -191,5 +201,9 @@ eachDialect('MALLARD_SECRET rotation', ({ name }) => {
     const unused = await whoami(after, org.keys.mcp);
     expect(unused.statusCode).toBe(401);
     expect(unused.json().error.code).toBe('invalid_key');
+    // The kept answer, re-sealed by `secret rotate`, opens with the new secret alone: a retry replays it.
+    const replay = await after.inject({ method: 'POST', url: '/v1/manage/webhooks', headers: { ...bearer(org.keys.secret), 'idempotency-key': 'rotation-hook-1' }, payload: { url: 'http://127.0.0.1:9/mallard-hook', events: ['deploy.recorded'] } });
+    expect(replay.headers['idempotent-replayed']).toBe('true');
+    expect({ statusCode: replay.statusCode, body: replay.body }).toEqual(created);
   });
 });
