@@ -47,6 +47,10 @@ eachDialect('sites', ({ name, skip }) => {
       name: 'Shop',
       url: 'https://shop.example/app',
       allowed_origins: ['https://shop.example'],
+      // A new site keeps raw data for the instance's period (site-retention.test.ts sets its own).
+      retention_days: null,
+      effective_retention_days: 90,
+      max_retention_days: 90,
       created_at: new Date(h.clock.now()).toISOString(),
       updated_at: new Date(h.clock.now()).toISOString(),
     });

@@ -1,5 +1,9 @@
 // The shapes of the API responses the dashboard reads (fields it does not use are left out).
-export interface Site { id: string; org_id: string; name: string; url: string; allowed_origins: string[]; created_at: string }
+export interface Site {
+  id: string; org_id: string; name: string; url: string; allowed_origins: string[]; created_at: string;
+  /** Days of raw data kept for this site; null: the instance's max_retention_days. */
+  retention_days: number | null; effective_retention_days: number; max_retention_days: number;
+}
 
 export interface Breakdown { signal: string; count: number; weight: number; weighted_score: number; percentage: number }
 export interface PageScore {

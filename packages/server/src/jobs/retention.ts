@@ -1,22 +1,27 @@
 // Raw data (events, signals, sessions, the issue evidence that names their sessions, and the
 // element rollup's hours, which name users) is kept for the retention period, then deleted
 // site by site in bounded batches, so no delete holds a long lock or a long transaction.
-// Scores, history, issues, alerts and deploys are kept for the life of the site.
+// Scores, history, issues, alerts and deploys are kept for the life of the site. A site may keep
+// its raw data for fewer days than the instance (sites.retention_days), never more: each site's
+// cutoff is its own. Issue evidence goes by the instance's period, and by its site's where that
+// is shorter.
 import type { Store } from '../store/db.ts';
 import { DAY_MS } from '../domain/time.ts';
 import { dropRollupHours, hourOf, withdrawSignals } from '../store/element-rollup.ts';
+import { effectiveRetentionDays } from '../domain/retention.ts';
 
 const TIME_COLUMN = { events: 'occurred_at', signals: 'occurred_at', sessions: 'last_seen_at' } as const;
 
 export async function purgeExpiredRawData(store: Store, now: number, retentionDays: number, batchSize = 5000): Promise<number> {
-  const cutoff = now - retentionDays * DAY_MS;
-  const sites = await store.db.selectFrom('sites').select('id').execute();
+  const instanceCutoff = now - retentionDays * DAY_MS;
+  const sites = await store.db.selectFrom('sites').select(['id', 'retention_days']).execute();
   let removed = 0;
-  // The element rollup's buckets are hours: hours that end by the cutoff go whole (rollup and
-  // signals), and the signals of the hour holding the cutoff are withdrawn from the rollup as
-  // they go, so the rollup still equals the signals that remain (store/element-rollup.ts).
-  const cutoffHour = hourOf(cutoff);
-  for (const { id: siteId } of sites) {
+  for (const { id: siteId, retention_days: siteDays } of sites) {
+    const cutoff = now - effectiveRetentionDays(siteDays, retentionDays) * DAY_MS;
+    // The element rollup's buckets are hours: hours that end by the cutoff go whole (rollup and
+    // signals), and the signals of the hour holding the cutoff are withdrawn from the rollup as
+    // they go, so the rollup still equals the signals that remain (store/element-rollup.ts).
+    const cutoffHour = hourOf(cutoff);
     for (;;) {
       const ids = (await store.db.selectFrom('signals').select('id').where('site_id', '=', siteId)
         .where('occurred_at', '>=', cutoffHour).where('occurred_at', '<', cutoff).limit(batchSize).execute()).map((r) => r.id);
@@ -36,10 +41,20 @@ export async function purgeExpiredRawData(store: Store, now: number, retentionDa
     }
     // Rollup rows are not raw rows: they are not counted in what this returns.
     while (await dropRollupHours(store.db, siteId, cutoffHour, batchSize) === batchSize);
+    // Evidence rows name a session (its sid); they go with the raw data they point to.
+    if (cutoff > instanceCutoff) {
+      for (;;) {
+        const expired = store.db.selectFrom('issue_evidence').select('id').where('occurred_at', '<', cutoff)
+          .where('issue_id', 'in', store.db.selectFrom('ux_issues').select('id').where('site_id', '=', siteId)).limit(batchSize);
+        const count = Number((await store.db.deleteFrom('issue_evidence').where('id', 'in', expired).executeTakeFirst()).numDeletedRows);
+        removed += count;
+        if (count < batchSize) break;
+      }
+    }
   }
-  // Evidence rows name a session (its sid); they go with the raw data they point to.
+  // Every site's evidence past the instance's period, in one pass.
   for (;;) {
-    const expired = store.db.selectFrom('issue_evidence').select('id').where('occurred_at', '<', cutoff).limit(batchSize);
+    const expired = store.db.selectFrom('issue_evidence').select('id').where('occurred_at', '<', instanceCutoff).limit(batchSize);
     const count = Number((await store.db.deleteFrom('issue_evidence').where('id', 'in', expired).executeTakeFirst()).numDeletedRows);
     removed += count;
     if (count < batchSize) break;

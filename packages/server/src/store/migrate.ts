@@ -14,6 +14,7 @@ import * as rowCounts from './migrations/0010-row-counts.ts';
 import * as pageviewIndex from './migrations/0011-pageview-index.ts';
 import * as calibratedScores from './migrations/0012-calibrated-scores.ts';
 import * as issuePriority from './migrations/0013-issue-priority.ts';
+import * as siteRetention from './migrations/0014-site-retention.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0011-pageview-index': pageviewIndex,
   '0012-calibrated-scores': calibratedScores,
   '0013-issue-priority': issuePriority,
+  '0014-site-retention': siteRetention,
 };
 
 /** Every migration this build knows, oldest first: a backup made by a newer build names others. */

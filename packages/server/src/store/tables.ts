@@ -27,6 +27,8 @@ export interface RevokedTokensTable { jti: string; expires_at: Ms }
 export interface SitesTable {
   id: string; org_id: string; name: string; url: string; allowed_origins: Json;
   created_at: Ms; updated_at: Ms; deleted_at: Ms | null;
+  /** Days this site's raw data is kept, at most the instance's MALLARD_RETENTION_DAYS; null: that. */
+  retention_days: number | null;
 }
 export interface ApiKeysTable {
   id: string; org_id: string; site_id: string | null; key_type: string; name: string | null;

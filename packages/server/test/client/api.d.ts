@@ -332,7 +332,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a site or change its URL
+         * Rename a site, change its URL, allowed origins or retention (within the instance's MALLARD_RETENTION_DAYS)
          * @description Credential: a key with `manage:write`, or a user token; role `admin` or higher.
          */
         patch: operations["patchManageSiteById"];
@@ -2772,6 +2772,12 @@ export interface operations {
                                 name: string;
                                 url: string;
                                 allowed_origins: string[];
+                                /** @description Days the site's raw data (events, signals, sessions) is kept; null: the instance's MALLARD_RETENTION_DAYS */
+                                retention_days: number | null;
+                                /** @description The period the retention job applies: retention_days, or the instance's maximum */
+                                effective_retention_days: number;
+                                /** @description The instance's MALLARD_RETENTION_DAYS: the most retention_days may be */
+                                max_retention_days: number;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -2987,6 +2993,12 @@ export interface operations {
                             name: string;
                             url: string;
                             allowed_origins: string[];
+                            /** @description Days the site's raw data (events, signals, sessions) is kept; null: the instance's MALLARD_RETENTION_DAYS */
+                            retention_days: number | null;
+                            /** @description The period the retention job applies: retention_days, or the instance's maximum */
+                            effective_retention_days: number;
+                            /** @description The instance's MALLARD_RETENTION_DAYS: the most retention_days may be */
+                            max_retention_days: number;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -3406,6 +3418,8 @@ export interface operations {
                     url?: string;
                     /** @description Origins allowed to send ingest batches; empty allows any */
                     allowed_origins?: string[];
+                    /** @description Keep this site's raw data for fewer days than the instance does (1 to MALLARD_RETENTION_DAYS; a larger value is 400 invalid_input); null: the instance's period */
+                    retention_days?: number | null;
                 };
             };
         };
@@ -3437,6 +3451,12 @@ export interface operations {
                             name: string;
                             url: string;
                             allowed_origins: string[];
+                            /** @description Days the site's raw data (events, signals, sessions) is kept; null: the instance's MALLARD_RETENTION_DAYS */
+                            retention_days: number | null;
+                            /** @description The period the retention job applies: retention_days, or the instance's maximum */
+                            effective_retention_days: number;
+                            /** @description The instance's MALLARD_RETENTION_DAYS: the most retention_days may be */
+                            max_retention_days: number;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC

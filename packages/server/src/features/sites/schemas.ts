@@ -9,6 +9,9 @@ export const SiteRecord = Type.Object({
   name: Type.String(),
   url: Type.String(),
   allowed_origins: Type.Array(Type.String()),
+  retention_days: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'Days the site\'s raw data (events, signals, sessions) is kept; null: the instance\'s MALLARD_RETENTION_DAYS' }),
+  effective_retention_days: Type.Integer({ minimum: 1, description: 'The period the retention job applies: retention_days, or the instance\'s maximum' }),
+  max_retention_days: Type.Integer({ minimum: 1, description: 'The instance\'s MALLARD_RETENTION_DAYS: the most retention_days may be' }),
   created_at: IsoTime,
   updated_at: IsoTime,
 });
@@ -25,6 +28,7 @@ export const UpdateSiteBody = Type.Object({
   name: Type.Optional(Name),
   url: Type.Optional(HttpUrl),
   allowed_origins: Type.Optional(Origins),
+  retention_days: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()], { description: 'Keep this site\'s raw data for fewer days than the instance does (1 to MALLARD_RETENTION_DAYS; a larger value is 400 invalid_input); null: the instance\'s period' })),
 }, { additionalProperties: false, minProperties: 1 });
 export type UpdateSiteBody = Static<typeof UpdateSiteBody>;
 

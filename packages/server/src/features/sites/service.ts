@@ -5,7 +5,8 @@ import type { Kysely } from 'kysely';
 import { iso } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
 import type { ServiceContext } from '../../domain/context.ts';
-import { AppError } from '../../domain/errors.ts';
+import { AppError, invalidInput } from '../../domain/errors.ts';
+import { effectiveRetentionDays } from '../../domain/retention.ts';
 import { cleanHttpUrl, cleanName } from '../../domain/clean-input.ts';
 import { siteInScope } from '../../domain/tenancy.ts';
 import { purgeDeletedSites } from '../../jobs/purge-sites.ts';
@@ -13,13 +14,17 @@ import type { Database, Site } from '../../store/tables.ts';
 import type { CreateSiteBody, SiteRecord, UpdateSiteBody } from './schemas.ts';
 import { forgetCredentials } from '../../domain/authenticate.ts';
 
-export function toSiteRecord(site: Site): SiteRecord {
+/** `maxRetentionDays`: the instance's MALLARD_RETENTION_DAYS, the bound of a site's own. */
+export function toSiteRecord(site: Site, maxRetentionDays: number): SiteRecord {
   return {
     id: site.id,
     org_id: site.org_id,
     name: site.name,
     url: site.url,
     allowed_origins: JSON.parse(site.allowed_origins) as string[],
+    retention_days: site.retention_days,
+    effective_retention_days: effectiveRetentionDays(site.retention_days, maxRetentionDays),
+    max_retention_days: maxRetentionDays,
     created_at: iso(site.created_at),
     updated_at: iso(site.updated_at),
   };
@@ -33,12 +38,12 @@ function cleanOrigins(values: string[]): string[] {
 }
 
 /** The org's live sites; a site-scoped key sees only its own. */
-export async function listSites({ ctx }: { ctx: ServiceContext }): Promise<{ sites: SiteRecord[] }> {
+export async function listSites({ ctx, maxRetentionDays }: { ctx: ServiceContext; maxRetentionDays: number }): Promise<{ sites: SiteRecord[] }> {
   const { db, auth } = ctx;
   let query = db.selectFrom('sites').selectAll().where('org_id', '=', auth.org.id).where('deleted_at', 'is', null);
   if (auth.site) query = query.where('id', '=', auth.site.id);
   const rows = await query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
-  return { sites: rows.map(toSiteRecord) };
+  return { sites: rows.map((row) => toSiteRecord(row, maxRetentionDays)) };
 }
 
 /** Inserts a site row inside the caller's transaction (also used by bootstrap). */
@@ -52,33 +57,41 @@ export async function insertSite(trx: Kysely<Database>, orgId: string, input: Cr
     created_at: now,
     updated_at: now,
     deleted_at: null,
+    retention_days: null,
   };
   await trx.insertInto('sites').values(site).execute();
   return site;
 }
 
-export async function createSite({ ctx, input }: { ctx: ServiceContext; input: CreateSiteBody }): Promise<SiteRecord> {
+export async function createSite({ ctx, input, maxRetentionDays }: { ctx: ServiceContext; input: CreateSiteBody; maxRetentionDays: number }): Promise<SiteRecord> {
   const { auth, now } = ctx;
   return ctx.db.transaction().execute(async (trx) => {
     const site = await insertSite(trx, auth.org.id, input, now);
     await recordAudit(trx, ctx, { action: 'site.created', targetType: 'site', targetId: site.id, siteId: site.id, details: { name: site.name } });
-    return toSiteRecord(site);
+    return toSiteRecord(site, maxRetentionDays);
   });
 }
 
-export async function updateSite({ ctx, input: { id, ...input } }: { ctx: ServiceContext; input: UpdateSiteBody & { id: string } }): Promise<SiteRecord> {
+export async function updateSite({ ctx, input: { id, ...input }, maxRetentionDays }: { ctx: ServiceContext; input: UpdateSiteBody & { id: string }; maxRetentionDays: number }): Promise<SiteRecord> {
   const { auth, now } = ctx;
   await siteInScope(ctx, id);
   const changes: Partial<Site> = { updated_at: now };
   if (input.name !== undefined) changes.name = cleanName(input.name);
   if (input.url !== undefined) changes.url = cleanHttpUrl(input.url);
   if (input.allowed_origins !== undefined) changes.allowed_origins = JSON.stringify(cleanOrigins(input.allowed_origins));
+  if (input.retention_days !== undefined) {
+    // A site may keep its data for less time than the instance, never more.
+    if (input.retention_days !== null && input.retention_days > maxRetentionDays) {
+      throw invalidInput('retention_days', `must be at most ${maxRetentionDays}, this instance's MALLARD_RETENTION_DAYS (or null for that)`);
+    }
+    changes.retention_days = input.retention_days;
+  }
   const updated = await ctx.db.transaction().execute(async (trx) => {
     const site = await trx.updateTable('sites').set(changes).where('id', '=', id)
       .where('deleted_at', 'is', null).returningAll().executeTakeFirst();
     if (!site) throw new AppError('not_found', 'Site not found');
     await recordAudit(trx, ctx, { action: 'site.updated', targetType: 'site', targetId: site.id, siteId: site.id, details: { fields: Object.keys(input) } });
-    return toSiteRecord(site);
+    return toSiteRecord(site, maxRetentionDays);
   });
   forgetCredentials(ctx.db); // keys carry their site's name and URL
   return updated;
