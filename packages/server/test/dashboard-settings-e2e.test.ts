@@ -332,4 +332,29 @@ describe.skipIf(!chromiumReady)('the settings forms in Chromium against a real s
     }
     expect(unexpectedErrors(0)).toEqual([]);
   });
+
+  it('sets a site\'s retention within the instance\'s maximum, and back to the instance\'s period', async () => {
+    const { page } = tab;
+    await open('#/settings/sites', 'table');
+    const input = page.locator(`#retention-${org.site_id}`);
+    // The instance's maximum (MALLARD_RETENTION_DAYS, 90 in the test config) bounds the field.
+    expect(await input.getAttribute('max')).toBe('90');
+    await input.fill('14');
+    await input.locator('xpath=ancestor::form').locator('button[type=submit]').click();
+    await page.locator('p.state.done', { hasText: 'Form Shop keeps raw data for 14 days.' }).waitFor();
+    const sites = (await get('/manage/sites')).sites as { id: string; retention_days: number | null; effective_retention_days: number }[];
+    expect(sites.find((s) => s.id === org.site_id)).toMatchObject({ retention_days: 14, effective_retention_days: 14 });
+
+    // Above the maximum, the browser's own check stops the form: nothing is sent, nothing changes.
+    await input.fill('400');
+    await input.locator('xpath=ancestor::form').locator('button[type=submit]').click();
+    expect(await input.evaluate((el: HTMLInputElement) => el.validity.rangeOverflow)).toBe(true);
+    expect(((await get('/manage/sites')).sites as { id: string; retention_days: number | null }[]).find((s) => s.id === org.site_id)!.retention_days).toBe(14);
+
+    await input.fill('');
+    await input.locator('xpath=ancestor::form').locator('button[type=submit]').click();
+    await page.locator('p.state.done', { hasText: 'the instance\'s 90 days' }).waitFor();
+    expect(((await get('/manage/sites')).sites as { id: string; retention_days: number | null }[]).find((s) => s.id === org.site_id)!.retention_days).toBeNull();
+    expect(unexpectedErrors(0)).toEqual([]);
+  });
 });
