@@ -44,8 +44,9 @@ interface EpisodeLog { warn(obj: object, msg?: string): void; info(obj: object, 
 /**
  * Faults come in episodes: a restart, a full disk. Each statement that meets one is counted (the
  * metric), but only the first of an episode is logged, with the real cause and where the store
- * lives, and its end once: the first write that commits afterwards (for `unavailable`, any
- * statement that succeeds, since reads need the connection too). A log attached later (the
+ * lives, and its end once: the first write that commits at least EPISODE_QUIET_MS after the
+ * last failure (for `unavailable`, any statement that succeeds, since reads need the connection
+ * too). A log attached later (the
  * server's logger exists only after the store) receives the episodes from then on.
  */
 export class StoreFaultEpisodes {
