@@ -24,7 +24,7 @@ function occurrences(path: string, needle: string): number {
   return n;
 }
 
-eachDialect('erasure on disk', ({ name, skip }) => {
+eachDialect('erasure on disk', ({ name }) => {
   const h = useHarness(name, { raisedLimits: true });
   let a: Org;
   let admin: string;
@@ -55,7 +55,8 @@ eachDialect('erasure on disk', ({ name, skip }) => {
     await cycle(h, a.site_id, h.clock.now());
   });
 
-  it.skipIf(skip || name !== 'sqlite')('SQLite: the file, its WAL and a later backup hold no byte of the erased person; others stay', async () => {
+  // Each dialect's own file layout: declared only where it applies, so nothing is skipped.
+  if (name === 'sqlite') it('SQLite: the file, its WAL and a later backup hold no byte of the erased person; others stay', async () => {
     const file = h.storeUrl.slice('sqlite:'.length);
     const planted = [VID, USER_REF, ...SIDS];
     // Written once through the WAL and copied back into the file: both held the person.
@@ -83,7 +84,7 @@ eachDialect('erasure on disk', ({ name, skip }) => {
     }
   });
 
-  it.skipIf(skip || name !== 'postgres')('PostgreSQL: the answer says the rows stay as dead tuples until VACUUM, and what backups hold', async () => {
+  if (name === 'postgres') it('PostgreSQL: the answer says the rows stay as dead tuples until VACUUM, and what backups hold', async () => {
     const res = await h.app.inject({ method: 'DELETE', url: `/v1/manage/privacy/subject?site_id=${a.site_id}&visitor_id=${VID}`, headers: bearer(admin) });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data.erased.sessions).toBe(2);
