@@ -223,7 +223,8 @@ describe.skipIf(!chromiumReady)('onboarding and dead ends in the dashboard, in C
       expect((await api('GET', `/query/page?site_id=${org.site_id}&page=%2Fno-such-page`)).status).toBe(404);
       await open(tab.page, '#/page?path=%2Fno-such-page', '[data-testid="page-not-scored"]');
       expect(await tab.page.locator('.state.error').count()).toBe(0);
-      await open(tab.page, `#/page?path=${encodeURIComponent(summary.pages[0].page)}`, '#pg-score');
+      // Both states title their card #pg-score: wait for the scored one (the hero), not the stale card.
+      await open(tab.page, `#/page?path=${encodeURIComponent(summary.pages[0].page)}`, 'section.hero #pg-score');
       expect(await tab.page.locator('[data-testid="page-not-scored"]').count()).toBe(0);
       expect(tab.errors).toEqual([]);
     } finally {
