@@ -8,15 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startServer, type RunningServer } from '../src/server.ts';
-import { systemClock } from '../src/clock.ts';
-import { Secrets } from '../src/auth/secrets.ts';
-import { bootstrapOrg, type BootstrapResult } from '../src/features/orgs/bootstrap.ts';
-import { generatePlan } from '../src/simulate/generate.ts';
-import { seedStore } from '../src/simulate/run.ts';
+import type { RunningServer } from '../src/server.ts';
+import type { BootstrapResult } from '../src/features/orgs/bootstrap.ts';
 import { DASHBOARD_CSP } from '../src/features/dashboard/routes.ts';
-import { testConfig, TEST_SECRET } from './helpers/harness.ts';
 import { chromiumAvailable, launchChromium } from './helpers/services.ts';
+import { startSeededDashboard } from './helpers/dashboard-server.ts';
 import { v7 as uuidv7 } from 'uuid';
 
 const chromiumReady = chromiumAvailable('dashboard end-to-end suite');
@@ -82,18 +78,7 @@ describe.skipIf(!chromiumReady)('the dashboard in Chromium against a real server
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mallard-dashboard-e2e-'));
     mkdirSync(SHOTS, { recursive: true });
-    const now = Date.now();
-    // Limits lifted: the per-person limits DESIGN.md gives the dashboard are not what this suite is about.
-    const config = testConfig({ databaseUrl: `sqlite:${join(dir, 'e2e.db')}`, port: 0, host: '127.0.0.1', rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 100_000 } });
-    server = await startServer(config, systemClock, {
-      worker: false,
-      beforeListen: async (store) => {
-        org = await bootstrapOrg(store, new Secrets(TEST_SECRET), { org: 'E2E Org', siteName: 'Acme Shop', siteUrl: 'https://shop.example', ...OWNER }, now);
-        await seedStore({ store, config, siteId: org.site_id, secretKey: org.keys.secret, plan: generatePlan({ days: 3, sessionsPerDay: 150, seed: 'dashboard-e2e', end: now }) });
-      },
-    });
-    const login = await fetch(`${server.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
-    token = (await login.json() as { data: { token: string } }).data.token;
+    ({ server, org, token } = await startSeededDashboard(dir, { owner: OWNER, org: 'E2E Org', siteName: 'Acme Shop', siteUrl: 'https://shop.example', days: 3, sessionsPerDay: 150, seed: 'dashboard-e2e' }));
     // A viewer, invited through the API like any other member.
     const invited = await api('POST', '/manage/members', { email: VIEWER.email, role: 'viewer' });
     const set = await fetch(`${server.url}/v1/auth/set-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: invited.body.data.invitation.token, password: VIEWER.password }) });

@@ -9,15 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startServer, type RunningServer } from '../src/server.ts';
-import { systemClock } from '../src/clock.ts';
-import { Secrets } from '../src/auth/secrets.ts';
-import { bootstrapOrg, type BootstrapResult } from '../src/features/orgs/bootstrap.ts';
-import { generatePlan } from '../src/simulate/generate.ts';
-import { seedStore } from '../src/simulate/run.ts';
+import type { RunningServer } from '../src/server.ts';
+import type { BootstrapResult } from '../src/features/orgs/bootstrap.ts';
 import { marksByPoint } from '../../dashboard/src/layout/chart-points.ts';
-import { testConfig, TEST_SECRET } from './helpers/harness.ts';
 import { chromiumAvailable, launchChromium } from './helpers/services.ts';
+import { startSeededDashboard } from './helpers/dashboard-server.ts';
 
 const chromiumReady = chromiumAvailable('dashboard charts and narrow-screen suite');
 
@@ -85,17 +81,7 @@ describe.skipIf(!chromiumReady)('the dashboard\'s charts and narrow layout in Ch
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mallard-dashboard-mobile-e2e-'));
     mkdirSync(SHOTS, { recursive: true });
-    const now = Date.now();
-    const config = testConfig({ databaseUrl: `sqlite:${join(dir, 'e2e.db')}`, port: 0, host: '127.0.0.1', rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 100_000 } });
-    server = await startServer(config, systemClock, {
-      worker: false,
-      beforeListen: async (store) => {
-        org = await bootstrapOrg(store, new Secrets(TEST_SECRET), { org: 'Mobile E2E Org', siteName: 'Acme Shop', siteUrl: 'https://shop.example', ...OWNER }, now);
-        await seedStore({ store, config, siteId: org.site_id, secretKey: org.keys.secret, plan: generatePlan({ days: 3, sessionsPerDay: 150, seed: 'dashboard-mobile-e2e', end: now }) });
-      },
-    });
-    const login = await fetch(`${server.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
-    token = (await login.json() as { data: { token: string } }).data.token;
+    ({ server, org, token } = await startSeededDashboard(dir, { owner: OWNER, org: 'Mobile E2E Org', siteName: 'Acme Shop', siteUrl: 'https://shop.example', days: 3, sessionsPerDay: 150, seed: 'dashboard-mobile-e2e' }));
     browser = await launchChromium();
   }, 180_000);
 

@@ -13,14 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startServer, type RunningServer } from '../src/server.ts';
-import { systemClock } from '../src/clock.ts';
-import { Secrets } from '../src/auth/secrets.ts';
-import { bootstrapOrg, type BootstrapResult } from '../src/features/orgs/bootstrap.ts';
-import { generatePlan } from '../src/simulate/generate.ts';
-import { seedStore } from '../src/simulate/run.ts';
-import { testConfig, TEST_SECRET } from './helpers/harness.ts';
+import type { RunningServer } from '../src/server.ts';
+import type { BootstrapResult } from '../src/features/orgs/bootstrap.ts';
 import { chromiumAvailable, launchChromium } from './helpers/services.ts';
+import { startSeededDashboard } from './helpers/dashboard-server.ts';
 
 const chromiumReady = chromiumAvailable('dashboard onboarding end-to-end suite');
 
@@ -84,17 +80,7 @@ describe.skipIf(!chromiumReady)('onboarding and dead ends in the dashboard, in C
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mallard-onboarding-e2e-'));
-    const now = Date.now();
-    const config = testConfig({ databaseUrl: `sqlite:${join(dir, 'e2e.db')}`, port: 0, host: '127.0.0.1', rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 100_000 } });
-    server = await startServer(config, systemClock, {
-      worker: false,
-      beforeListen: async (store) => {
-        org = await bootstrapOrg(store, new Secrets(TEST_SECRET), { org: 'Onboarding Org', siteName: 'Busy Shop', siteUrl: 'https://busy.example', ...OWNER }, now);
-        await seedStore({ store, config, siteId: org.site_id, secretKey: org.keys.secret, plan: generatePlan({ days: 1, sessionsPerDay: 120, seed: 'onboarding-e2e', end: now }) });
-      },
-    });
-    const login = await fetch(`${server.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(OWNER) });
-    token = (await login.json() as { data: { token: string } }).data.token;
+    ({ server, org, token } = await startSeededDashboard(dir, { owner: OWNER, org: 'Onboarding Org', siteName: 'Busy Shop', siteUrl: 'https://busy.example', days: 1, sessionsPerDay: 120, seed: 'onboarding-e2e' }));
     // The visitor's shop: a page carrying the install snippet, a button that does nothing.
     fixture = createServer((req, res) => {
       if (req.url !== '/shop') return void res.writeHead(404).end();
