@@ -13,7 +13,9 @@ import { AppError } from './domain/errors.ts';
 import { validationError, type ValidationIssue } from './domain/validation-error.ts';
 import type { ErrorBody } from './http/envelope.ts';
 import { authorize, bearerToken, type Access } from './http/access.ts';
-import { authenticate } from './domain/authenticate.ts';
+import { authenticate, authenticateSession } from './domain/authenticate.ts';
+import fastifyCookie from '@fastify/cookie';
+import { enforceCsrf, sessionCookieOf } from './http/session-cookie.ts';
 import { withFailedAuthLockout } from './domain/rate-limits.ts';
 import { duckOverride, randomDuckFact } from './http/ducks.ts';
 import { UUID_PATTERN } from './domain/tenancy.ts';
@@ -113,6 +115,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     targets: targetPolicy(deps.config, deps.resolver ?? systemResolver),
     warmUps: [],
   });
+  // Before the hooks below: they read the dashboard's session cookie (http/session-cookie.ts).
+  await app.register(fastifyCookie);
   app.decorateRequest('auth', null);
   app.decorateRequest('access', null);
   app.setValidatorCompiler(validators());
@@ -137,8 +141,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const { store, clock, limiter, secrets } = app.services;
   const identify = async (request: FastifyRequest, reply: FastifyReply, access: Access) => {
     const now = clock.now();
-    // A missing or malformed header counts as a failed authentication too.
-    request.auth = await withFailedAuthLockout(limiter, request.ip, now, () => authenticate(store, secrets, bearerToken(request), now));
+    // A missing or malformed header counts as a failed authentication too. Without an
+    // Authorization header, the dashboard's session cookie signs the user in.
+    const sessionToken = sessionCookieOf(request);
+    request.auth = await withFailedAuthLockout(limiter, request.ip, now, () => (sessionToken !== null
+      ? authenticateSession(store, secrets, sessionToken, now)
+      : authenticate(store, secrets, bearerToken(request), now)));
     if (access.surface === 'query' || access.surface === 'manage') {
       await enforceRateLimit(app.services, request, reply, access.surface, now);
     }
@@ -182,7 +190,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
         throw new AppError('invalid_uuid', `${name} must be a UUID`, { field: name });
       }
     }
-    if (access && request.auth) authorize(request.auth, access);
+    if (access && request.auth) {
+      authorize(request.auth, access);
+      enforceCsrf(request, secrets);
+    }
     // PostgreSQL text cannot hold a NUL character: refuse one anywhere in the query string, the
     // path or a JSON body as invalid input, rather than fail inside the store (ingest's own
     // parser turns one into U+FFFD).

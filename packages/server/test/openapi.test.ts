@@ -112,14 +112,17 @@ describe('OpenAPI document', () => {
 
   it('declares the key types and the user token as security schemes, per route', () => {
     const schemes = doc.components.securitySchemes;
-    expect(Object.keys(schemes).sort()).toEqual(['mcpKey', 'publishableKey', 'publishableKeyQuery', 'secretKey', 'userToken']);
+    expect(Object.keys(schemes).sort()).toEqual(['mcpKey', 'publishableKey', 'publishableKeyQuery', 'secretKey', 'sessionCookie', 'userToken']);
     for (const [name, scheme] of Object.entries(schemes)) {
-      // The SDK config route takes its publishable key as ?key=; every other credential is a bearer header.
-      expect(scheme).toMatchObject(name === 'publishableKeyQuery' ? { type: 'apiKey', in: 'query', name: 'key' } : { type: 'http', scheme: 'bearer' });
+      // The SDK config route takes its publishable key as ?key=, the dashboard its session as a
+      // cookie; every other credential is a bearer header.
+      const expected = name === 'publishableKeyQuery' ? { type: 'apiKey', in: 'query', name: 'key' }
+        : name === 'sessionCookie' ? { type: 'apiKey', in: 'cookie', name: 'mallard_session' } : { type: 'http', scheme: 'bearer' };
+      expect(scheme).toMatchObject(expected);
     }
     const security = (method: string, path: string) => doc.paths[path][method].security;
-    expect(security('get', '/v1/query/scores')).toEqual([{ secretKey: ['query:read', 'mcp:read'] }, { mcpKey: ['mcp:read'] }, { userToken: ['viewer'] }]);
-    expect(security('post', '/v1/manage/keys')).toEqual([{ userToken: ['admin'] }]);
+    expect(security('get', '/v1/query/scores')).toEqual([{ secretKey: ['query:read', 'mcp:read'] }, { mcpKey: ['mcp:read'] }, { userToken: ['viewer'] }, { sessionCookie: ['viewer'] }]);
+    expect(security('post', '/v1/manage/keys')).toEqual([{ userToken: ['admin'] }, { sessionCookie: ['admin'] }]);
     expect(security('post', '/v1/ingest')).toEqual([{ secretKey: ['ingest:write'] }, { publishableKey: ['ingest:write'] }]);
     expect(security('get', '/v1/fun')).toEqual([]);
     expect(security('post', '/v1/auth/login')).toEqual([]);

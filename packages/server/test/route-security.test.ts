@@ -15,7 +15,7 @@ import { roleRank } from '../src/domain/context.ts';
 import type { Access } from '../src/http/access.ts';
 import type { RouteRule } from '../src/http/route-table.ts';
 import { createHarness, eachDialect, useHarness, type Harness } from './helpers/harness.ts';
-import { buildRequest, type BuiltRequest, type IdSource } from './helpers/route-requests.ts';
+import { buildRequest, PROOF_ROUTES, type BuiltRequest, type IdSource } from './helpers/route-requests.ts';
 import { NO_CREDENTIAL, seedTenantA, seedTenantB, type Credential, type TenantA, type TenantB } from './helpers/two-tenants.ts';
 
 type Refusal = { status: number; code: string };
@@ -168,6 +168,7 @@ eachDialect('route security', ({ name: dialect }) => {
           const ruled = verdict(rule.access, cred);
           if (ruled !== 'admitted') expectRefusal(res, rule, ruled, cred.label);
           else if (req.kinds.size > 0) expectRefusal(res, rule, { status: 404, code: 'not_found' }, `${cred.label} with A's ids`);
+          else if (PROOF_ROUTES.has(name(rule))) expect(res.statusCode, `${cred.label} on a route asking proof: ${res.body}`).toBeLessThan(500);
           else expect(res.statusCode, `${cred.label} on a route naming no record: ${res.body}`).toBeLessThan(300);
           expectNothingOf(a.secrets, res, `${cred.label} on ${name(rule)}`);
         }
@@ -217,6 +218,8 @@ eachDialect('route security', ({ name: dialect }) => {
         const res = await send(buildRequest(rule, aIds), cred!);
         // A tracker's API is never reachable from tests: its upstream_error comes after tenancy.
         if (res.statusCode === 502) expect(res.json().error.code, res.body).toBe('upstream_error');
+        // Admitted, and refused only for the proof no built body can carry.
+        else if (PROOF_ROUTES.has(name(rule))) expect([400, 409], `${cred!.label}: ${res.body}`).toContain(res.statusCode);
         else expect(res.statusCode, `${cred!.label}: ${res.body}`).toBeLessThan(300);
         // Every write through /v1/manage that is served leaves a row in the audit log.
         if (rule.access.surface === 'manage' && !isRead(rule) && res.statusCode < 300) {

@@ -8,7 +8,7 @@ export const JWT_MAX_SECONDS = 24 * 60 * 60;
 export const JWT_DEFAULT_SECONDS = 8 * 60 * 60;
 const ISSUER = 'mallard';
 
-export interface UserClaims { userId: string; orgId: string; jti: string; expiresAt: number }
+export interface UserClaims { userId: string; orgId: string; jti: string; expiresAt: number; /** Seconds since the epoch. */ issuedAt: number }
 
 export async function signUserToken(secrets: Secrets, userId: string, orgId: string, nowMs: number, ttlSeconds: number) {
   const jti = uuidv7();
@@ -44,8 +44,8 @@ async function verifyWith(key: Uint8Array, token: string, nowMs: number): Promis
       issuer: ISSUER,
       currentDate: new Date(nowMs),
     });
-    if (typeof payload.sub !== 'string' || typeof payload.org !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') return null;
-    return { userId: payload.sub, orgId: payload.org, jti: payload.jti, expiresAt: payload.exp * 1000 };
+    if (typeof payload.sub !== 'string' || typeof payload.org !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number' || typeof payload.iat !== 'number') return null;
+    return { userId: payload.sub, orgId: payload.org, jti: payload.jti, expiresAt: payload.exp * 1000, issuedAt: payload.iat };
   } catch {
     return null;
   }

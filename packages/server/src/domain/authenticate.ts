@@ -2,6 +2,7 @@
 // that fits. The HTTP hooks, ingest and the public SDK config all resolve tokens here.
 import { keyTypeOf, keyHashes, type KeyType, type Scope } from '../auth/api-keys.ts';
 import { verifyUserToken } from '../auth/jwt.ts';
+import { isSessionToken, SESSION_IDLE_MS, SESSION_RENEW_EVERY_MS, sessionTokenHashes } from '../auth/session-tokens.ts';
 import { constantTimeEqual, type Secrets } from '../auth/secrets.ts';
 import type { Kysely } from 'kysely';
 import { MINUTE_MS, SECOND_MS } from './time.ts';
@@ -9,6 +10,7 @@ import type { Store } from '../store/db.ts';
 import type { Database } from '../store/tables.ts';
 import { AppError } from './errors.ts';
 import type { AuthContext, Role } from './context.ts';
+import { mfaPolicyCovers, require2faOf } from './mfa-policy.ts';
 
 /** The token of an Authorization header, or a 401 `missing_auth` for an absent, empty or non-Bearer one. */
 export function bearerOf(header: string | undefined): string {
@@ -21,7 +23,7 @@ export function bearerOf(header: string | undefined): string {
 async function orgWithSettings(store: Store, orgId: string) {
   return store.db.selectFrom('orgs')
     .leftJoin('org_settings', 'org_settings.org_id', 'orgs.id')
-    .select(['orgs.id', 'orgs.name', 'org_settings.duck_facts'])
+    .select(['orgs.id', 'orgs.name', 'org_settings.duck_facts', 'org_settings.require_2fa'])
     .where('orgs.id', '=', orgId)
     .executeTakeFirst();
 }
@@ -111,6 +113,8 @@ async function loadKey(store: Store, hashes: string[], now: number): Promise<Cac
     role: null,
     jti: null,
     tokenExpiresAt: key.expires_at,
+    mfaEnrolmentRequired: false,
+    sessionId: null,
   };
   return { auth, expiresAt: key.expires_at, checkedAt: now, lastUsedAt: key.last_used_at };
 }
@@ -120,16 +124,51 @@ async function authenticateJwt(store: Store, secrets: Secrets, token: string, no
   if (!claims) throw new AppError('invalid_jwt', 'The token is invalid or has expired');
   const revoked = await store.db.selectFrom('revoked_tokens').select('jti').where('jti', '=', claims.jti).executeTakeFirst();
   if (revoked) throw new AppError('invalid_jwt', 'The token is invalid or has expired');
+  const auth = await userAuth(store, claims.userId, claims.orgId, { jti: claims.jti, expiresAt: claims.expiresAt, sessionId: null });
+  // A password change ends every token issued before it (JWTs carry whole seconds).
+  if (!auth || (auth.passwordChangedAt !== null && claims.issuedAt < Math.floor(auth.passwordChangedAt / 1000))) {
+    throw new AppError('invalid_jwt', 'The token is invalid or has expired');
+  }
+  return auth.context;
+}
+
+/**
+ * The dashboard's session cookie: a live session (not ended, within its idle and absolute
+ * deadlines) of a current member. A used session's idle deadline moves on, at most once per
+ * SESSION_RENEW_EVERY_MS, never past its absolute one.
+ */
+export async function authenticateSession(store: Store, secrets: Secrets, token: string, now: number): Promise<AuthContext> {
+  const ended = () => new AppError('invalid_jwt', 'The session has ended; sign in again');
+  if (!isSessionToken(token)) throw ended();
+  const session = await store.db.selectFrom('web_sessions').selectAll()
+    .where('token_hash', 'in', sessionTokenHashes(secrets, token)).executeTakeFirst();
+  if (!session || session.expires_at <= now || session.absolute_expires_at <= now) throw ended();
+  let expiresAt = session.expires_at;
+  if (now - session.last_seen_at >= SESSION_RENEW_EVERY_MS) {
+    expiresAt = Math.min(now + SESSION_IDLE_MS, session.absolute_expires_at);
+    await store.db.updateTable('web_sessions').set({ last_seen_at: now, expires_at: expiresAt })
+      .where('id', '=', session.id).execute();
+  }
+  const auth = await userAuth(store, session.user_id, session.org_id, { jti: null, expiresAt, sessionId: session.id });
+  if (!auth) throw ended();
+  return auth.context;
+}
+
+/** A user's credential in an org, or null when the user is no longer its member. */
+async function userAuth(store: Store, userId: string, orgId: string, credential: { jti: string | null; expiresAt: number; sessionId: string | null }) {
   // Membership and role are read on every request, so a change takes effect at once.
   const member = await store.db.selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['users.id as user_id', 'users.email', 'memberships.role'])
-    .where('memberships.org_id', '=', claims.orgId)
-    .where('memberships.user_id', '=', claims.userId)
+    .select(['users.id as user_id', 'users.email', 'users.password_changed_at', 'memberships.role'])
+    .where('memberships.org_id', '=', orgId)
+    .where('memberships.user_id', '=', userId)
     .executeTakeFirst();
-  const org = member ? await orgWithSettings(store, claims.orgId) : undefined;
-  if (!member || !org) throw new AppError('invalid_jwt', 'The token is invalid or has expired');
-  return {
+  const org = member ? await orgWithSettings(store, orgId) : undefined;
+  if (!member || !org) return null;
+  // Only a user the org's 2FA policy covers costs a look at their second factor.
+  const mfaEnrolmentRequired = mfaPolicyCovers(require2faOf(org.require_2fa), member.role as Role)
+    && !(await store.db.selectFrom('user_mfa').select('user_id').where('user_id', '=', userId).where('confirmed_at', 'is not', null).executeTakeFirst());
+  const context: AuthContext = {
     kind: 'jwt',
     org: { id: org.id, name: org.name, duckFacts: org.duck_facts === 1 },
     site: null,
@@ -138,7 +177,10 @@ async function authenticateJwt(store: Store, secrets: Secrets, token: string, no
     scopes: [],
     user: { id: member.user_id, email: member.email },
     role: member.role as Role,
-    jti: claims.jti,
-    tokenExpiresAt: claims.expiresAt,
+    jti: credential.jti,
+    tokenExpiresAt: credential.expiresAt,
+    mfaEnrolmentRequired,
+    sessionId: credential.sessionId,
   };
+  return { context, passwordChangedAt: member.password_changed_at };
 }

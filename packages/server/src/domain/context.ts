@@ -12,6 +12,7 @@ export type Role = (typeof ROLES)[number];
 export const roleRank = (role: Role) => ROLES.indexOf(role);
 
 export interface AuthContext {
+  /** 'jwt': a user, signed in by a bearer JWT or by the dashboard's session cookie (sessionId). */
   kind: 'key' | 'jwt';
   org: { id: string; name: string; duckFacts: boolean };
   /** The key's own site; null for org-scoped keys and user JWTs. */
@@ -23,6 +24,13 @@ export interface AuthContext {
   role: Role | null;
   jti: string | null;
   tokenExpiresAt: number | null;
+  /**
+   * A user whose org requires two factors of them and who has none confirmed: only the routes
+   * enrolment needs answer them (http/access.ts). Always false for keys.
+   */
+  mfaEnrolmentRequired: boolean;
+  /** The dashboard session (the `mallard_session` cookie) the user is signed in by; null for bearer credentials. */
+  sessionId: string | null;
 }
 
 /** A logger with pino's shape; services log through it, never through console. */

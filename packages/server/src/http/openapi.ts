@@ -38,6 +38,7 @@ const PUBLIC: Access = { surface: 'public' };
 
 const KEY_SCHEMES: Record<KeyType, string> = { secret: 'secretKey', mcp: 'mcpKey', publishable: 'publishableKey' };
 const JWT_SCHEME = 'userToken';
+const SESSION_SCHEME = 'sessionCookie';
 const QUERY_KEY_SCHEME = 'publishableKeyQuery';
 const QUERY_RULE_KEY = 'x-mallard-query-rule';
 
@@ -53,6 +54,10 @@ const SECURITY_SCHEMES = {
   publishableKey: {
     type: 'http', scheme: 'bearer', bearerFormat: 'svc_pub_…',
     description: 'Publishable key (`svc_pub_`), safe in browsers: only ingests (also accepted as `key` in the batch body).',
+  },
+  sessionCookie: {
+    type: 'apiKey', in: 'cookie', name: 'mallard_session',
+    description: 'The dashboard\'s session (POST /v1/auth/session): an HttpOnly cookie, used when no Authorization header is sent. Every write it signs also carries the session\'s `X-CSRF-Token` header (from POST or GET /v1/auth/session), else 403 `csrf_failed`. It stands wherever a user token does.',
   },
   publishableKeyQuery: {
     type: 'apiKey', in: 'query', name: 'key',
@@ -89,9 +94,17 @@ const ERROR_EXAMPLE_MESSAGE: Partial<Record<ErrorCode, { message: string; detail
   missing_scope: { message: 'This route needs the scope query:read or mcp:read', details: { required: ['query:read', 'mcp:read'] } },
   insufficient_role: { message: 'This route needs the role admin or higher', details: { required: 'admin' } },
   org_scope_required: { message: 'This route needs an org-scoped credential' },
+  csrf_failed: { message: 'A write signed in by the session cookie needs the x-csrf-token header from POST or GET /v1/auth/session' },
   not_found: { message: 'Issue not found' },
   rate_limited: { message: 'Too many requests', details: { reset_at: '2026-11-02T12:01:00.000Z' } },
   account_locked: { message: 'Too many failed logins for this account; try again after the reset time', details: { reset_at: '2026-11-02T12:00:02.000Z' } },
+  mfa_required: { message: 'This account signs in with two factors: send otp, a code from the authenticator app or a recovery code', details: { methods: ['totp', 'recovery_code'] } },
+  invalid_otp: { message: 'The one-time code is not valid, was already used or has expired' },
+  mfa_required_by_org: { message: 'The org requires two-factor sign-in for this account: it cannot be turned off' },
+  mfa_enrolment_required: { message: 'The org requires two-factor sign-in: set it up first (POST /v1/auth/2fa/setup)' },
+  sso_required: { message: 'This org signs its members in with single sign-on: start at details.start_url', details: { start_url: '/v1/auth/sso/start?email=ana%40shop.example' } },
+  sso_discovery_failed: { message: 'The issuer\'s discovery document could not be read: host does not resolve', details: { field: 'issuer', reason: 'host does not resolve' } },
+  sso_not_configured: { message: 'No single sign-on is set up for this org' },
   internal_error: { message: 'Something went wrong on our side; the request id identifies it in the logs' },
 };
 
@@ -156,6 +169,10 @@ function errorCodesOf(route: RouteOptions, schema: FastifySchema, access: Access
   if (authenticated) {
     for (const c of ['missing_auth', 'invalid_key', 'expired_key', 'invalid_jwt', 'rate_limited'] as const) codes.add(c);
     if (access?.jwtOnly) codes.add('jwt_required');
+    // A user the org requires to use two factors, who has none yet, may only enrol (http/access.ts).
+    if (surface !== 'ingest' && !access?.duringMfaEnrolment) codes.add('mfa_enrolment_required');
+    // A write signed in by the dashboard's session cookie without its CSRF token (http/session-cookie.ts).
+    if (surface !== 'ingest' && route.method !== 'GET') codes.add('csrf_failed');
     if (surface === 'ingest') {
       // A user token is checked (invalid_jwt when bad) before it is refused as not a key.
       // An org-level secret key must name the site of its batch.
@@ -202,14 +219,14 @@ function securityOf(access: Access | undefined): { [scheme: string]: string[] }[
   const surface = access?.surface ?? 'public';
   if (surface === 'public' || (surface === 'auth' && !access?.jwtOnly)) return [];
   const role = access?.role ? [access.role] : [];
-  if (access?.jwtOnly) return [{ [JWT_SCHEME]: role }];
+  if (access?.jwtOnly) return [{ [JWT_SCHEME]: role }, { [SESSION_SCHEME]: role }];
   const scopes: readonly string[] = surface === 'ingest' ? ['ingest:write'] : access?.scopes ?? [];
   const out: { [scheme: string]: string[] }[] = [];
   for (const type of Object.keys(KEY_SCHEMES) as KeyType[]) {
     const granted = scopes.filter((s) => (KEY_TYPE_RULES[type].allowed as readonly string[]).includes(s));
     if (granted.length > 0) out.push({ [KEY_SCHEMES[type]]: granted });
   }
-  if (surface !== 'ingest') out.push({ [JWT_SCHEME]: role });
+  if (surface !== 'ingest') out.push({ [JWT_SCHEME]: role }, { [SESSION_SCHEME]: role });
   return out;
 }
 

@@ -15,6 +15,9 @@ import * as pageviewIndex from './migrations/0011-pageview-index.ts';
 import * as calibratedScores from './migrations/0012-calibrated-scores.ts';
 import * as issuePriority from './migrations/0013-issue-priority.ts';
 import * as siteRetention from './migrations/0014-site-retention.ts';
+import * as webSessions from './migrations/0015-web-sessions.ts';
+import * as twoFactor from './migrations/0016-two-factor.ts';
+import * as sso from './migrations/0017-sso.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -31,6 +34,9 @@ const migrations: Record<string, Migration> = {
   '0012-calibrated-scores': calibratedScores,
   '0013-issue-priority': issuePriority,
   '0014-site-retention': siteRetention,
+  '0015-web-sessions': webSessions,
+  '0016-two-factor': twoFactor,
+  '0017-sso': sso,
 };
 
 /** Every migration this build knows, oldest first: a backup made by a newer build names others. */

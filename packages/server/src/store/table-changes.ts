@@ -20,12 +20,13 @@ import type { Database } from './tables.ts';
 
 /** Every table of the schema; the type check below fails when one is added to tables.ts and not here. */
 const TABLE_NAMES = [
-  'orgs', 'org_settings', 'users', 'memberships', 'user_tokens', 'revoked_tokens', 'sites', 'api_keys',
+  'orgs', 'org_settings', 'users', 'memberships', 'user_tokens', 'revoked_tokens', 'web_sessions', 'sites', 'api_keys',
   'sessions', 'events', 'signals', 'element_rollup', 'row_counts', 'page_scores', 'score_history', 'ux_issues',
   'issue_evidence', 'issue_activity', 'issue_verifications', 'alert_rules', 'alerts', 'alert_timeline',
   'deploys', 'annotations', 'webhooks', 'webhook_deliveries', 'integrations', 'sdk_configs', 'audit_log',
   'idempotency_keys', 'outbox', 'site_score_history', 'pipeline_claims', 'pipeline_state',
-  'alert_rule_state', 'alert_cooldowns', 'delivery_attempts',
+  'alert_rule_state', 'alert_cooldowns', 'delivery_attempts', 'user_mfa', 'user_recovery_codes',
+  'sso_connections', 'sso_logins',
 ] as const satisfies readonly (keyof Database)[];
 type Unlisted = Exclude<keyof Database, (typeof TABLE_NAMES)[number]>;
 const everyTableListed: Unlisted extends never ? true : Unlisted = true;

@@ -9,11 +9,17 @@ type Flag = number;
 type Defaulted<T> = ColumnType<T, T | undefined, T>;
 
 export interface OrgsTable { id: string; name: string; created_at: Ms }
-export interface OrgSettingsTable { org_id: string; duck_facts: Flag; updated_at: Ms }
+export interface OrgSettingsTable {
+  org_id: string; duck_facts: Flag; updated_at: Ms;
+  /** Who must sign in with two factors: 'off', 'admins' (admin and owner) or 'everyone'. */
+  require_2fa: Defaulted<string>;
+}
 
 export interface UsersTable {
   id: string; email: string; password_hash: string | null; name: string | null;
   created_at: Ms; updated_at: Ms;
+  /** When the password last changed: user JWTs issued before it no longer verify. */
+  password_changed_at: Ms | null;
 }
 export interface MembershipsTable {
   id: string; org_id: string; user_id: string; role: string; created_at: Ms; updated_at: Ms;
@@ -23,6 +29,28 @@ export interface UserTokensTable {
   expires_at: Ms; used_at: Ms | null; created_at: Ms;
 }
 export interface RevokedTokensTable { jti: string; expires_at: Ms }
+/** A dashboard session (the `mallard_session` cookie): its token's HMAC, idle and absolute deadlines. */
+export interface WebSessionsTable {
+  id: string; user_id: string; org_id: string; token_hash: string; method: string;
+  created_at: Ms; last_seen_at: Ms; expires_at: Ms; absolute_expires_at: Ms;
+}
+/** A user's TOTP authenticator: the secret sealed; confirmed_at null while enrolment is unconfirmed; last_step the last accepted time step. */
+export interface UserMfaTable {
+  user_id: string; totp_secret: string; confirmed_at: Ms | null; last_step: number | null; created_at: Ms; updated_at: Ms;
+}
+/** One-time recovery codes, kept as HMACs only. */
+export interface UserRecoveryCodesTable { id: string; user_id: string; code_hash: string; used_at: Ms | null; created_at: Ms }
+
+/** An org's OIDC identity provider (0017): client_secret sealed; email_domains a JSON array of lowercase domains. */
+export interface SsoConnectionsTable {
+  org_id: string; issuer: string; client_id: string; client_secret: string; email_domains: Json;
+  jit: Flag; default_role: string; required: Flag; enabled: Flag; created_at: Ms; updated_at: Ms;
+}
+/** An SSO sign-in between its start and its callback: the state as an HMAC, the PKCE verifier sealed; claimed once (used_at). */
+export interface SsoLoginsTable {
+  id: string; org_id: string; state_hash: string; nonce: string; code_verifier: string; email: string | null;
+  return_to: string; created_at: Ms; expires_at: Ms; used_at: Ms | null;
+}
 
 export interface SitesTable {
   id: string; org_id: string; name: string; url: string; allowed_origins: Json;
@@ -194,6 +222,11 @@ export interface Database {
   memberships: MembershipsTable;
   user_tokens: UserTokensTable;
   revoked_tokens: RevokedTokensTable;
+  web_sessions: WebSessionsTable;
+  user_mfa: UserMfaTable;
+  user_recovery_codes: UserRecoveryCodesTable;
+  sso_connections: SsoConnectionsTable;
+  sso_logins: SsoLoginsTable;
   sites: SitesTable;
   api_keys: ApiKeysTable;
   sessions: SessionsTable;

@@ -63,6 +63,15 @@ const BODY_HINTS: Record<string, Record<string, unknown>> = {
   'PATCH /v1/manage/members/:id': { role: 'member' },
 };
 
+/**
+ * Writes whose body proves something only the signed-in person knows (their current password,
+ * a code from their authenticator): a built body cannot, so they answer 4xx to everyone. They
+ * name no record, so the security test still checks that they leak nothing and never fail.
+ */
+export const PROOF_ROUTES = new Set([
+  'POST /v1/auth/change-password',
+]);
+
 /** Headers a route's transport needs beyond the credential (what a schema of the body cannot say). */
 const HEADER_HINTS: Record<string, Record<string, string>> = {
   'POST /v1/mcp': { accept: 'application/json, text/event-stream' },

@@ -63,7 +63,7 @@ export async function addMember({ ctx, input, secrets }: { ctx: ServiceContext; 
     let user = await trx.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
     let invitation: { token: string; expires_at: string; set_password_url: string } | undefined;
     if (!user) {
-      user = { id: uuidv7(), email, password_hash: null, name: null, created_at: now, updated_at: now };
+      user = { id: uuidv7(), email, password_hash: null, name: null, created_at: now, updated_at: now, password_changed_at: null };
       await trx.insertInto('users').values(user).execute();
     }
     const existing = await trx.selectFrom('memberships').select('id').where('org_id', '=', auth.org.id).where('user_id', '=', user.id).executeTakeFirst();
