@@ -5,6 +5,7 @@
 // opens them; a token signed with a secret in neither slot is refused; neither secret is ever
 // printed. Both dialects.
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,6 +17,7 @@ import { ConfigError, loadConfig } from '../src/config.ts';
 import { forgetCredentials } from '../src/domain/authenticate.ts';
 import { MemoryRateLimiter } from '../src/store/rate-limit.ts';
 import { bearer, eachDialect, testConfig, useHarness, type Org } from './helpers/harness.ts';
+import { enrolTotp, totpAt } from './helpers/two-factor.ts';
 
 // The CLI starts a real process, a few seconds each on a busy machine.
 vi.setConfig({ testTimeout: 180_000 });
@@ -25,6 +27,8 @@ const OLD = 'old-installation-secret-0123456789abcdefOLD';
 const NEW = 'new-installation-secret-0123456789abcdefNEW';
 const STRANGER = 'a-secret-in-neither-slot-0123456789abcdef';
 const ROUTING_KEY = 'R0UTINGrotationKEYpagerduty98765';
+const SSO_CLIENT_SECRET = 'sso-client-secret-rotation-4f1e9b2c7a';
+const SSO_VERIFIER = 'pkce-verifier-rotation-0c6d2f8e1b3a5d7f9e';
 
 function run(args: string[], env: Record<string, string> = {}) {
   const result = spawnSync(process.execPath, [BIN, ...args], {
@@ -86,6 +90,7 @@ eachDialect('MALLARD_SECRET rotation', ({ name }) => {
   let firstWebhookSecret: string;
   let created: { statusCode: number; body: string };
   let invitation: string;
+  let twoFactor: { email: string; password: string; secret: string; recoveryCode: string };
   let during: App;
   let after: App;
 
@@ -113,6 +118,19 @@ eachDialect('MALLARD_SECRET rotation', ({ name }) => {
     const member = await h.app.inject({ method: 'POST', url: '/v1/manage/members', headers: bearer(org.jwt), payload: { email: `invited-${name}@example.com`, role: 'viewer' } });
     expect(member.statusCode, member.body).toBe(201);
     invitation = member.json().data.invitation.token;
+    // A member with two-factor sign-in: the authenticator secret is sealed under the old secret.
+    const enrolling = await h.user(org, 'viewer');
+    const enrolled = await enrolTotp(h.app, bearer(enrolling.jwt), h.clock.now());
+    twoFactor = { email: enrolling.email, password: enrolling.password, secret: enrolled.secret, recoveryCode: enrolled.recoveryCodes[0] };
+    // An SSO connection and a sign-in under way: the client secret and the PKCE verifier are sealed under the old secret.
+    await h.store.db.insertInto('sso_connections').values({
+      org_id: org.org_id, issuer: 'https://idp.example', client_id: 'mallard', client_secret: h.secrets.encrypt(SSO_CLIENT_SECRET),
+      email_domains: '["rotation.example"]', jit: 0, default_role: 'viewer', required: 0, enabled: 1, created_at: h.clock.now(), updated_at: h.clock.now(),
+    }).execute();
+    await h.store.db.insertInto('sso_logins').values({
+      id: randomUUID(), org_id: org.org_id, state_hash: h.secrets.hmac('token', 'rotation-state'), nonce: 'n', code_verifier: h.secrets.encrypt(SSO_VERIFIER),
+      email: null, return_to: '/app/', created_at: h.clock.now(), expires_at: h.clock.now() + 600_000, used_at: null,
+    }).execute();
     // Each process has its own cache of verified keys; these apps share the store's, so empty it
     // as a restart would.
     forgetCredentials(h.store.db);
@@ -177,8 +195,13 @@ eachDialect('MALLARD_SECRET rotation', ({ name }) => {
     expect(first.stdout).toMatch(/^webhooks: 1 re-sealed under MALLARD_SECRET, 0 already under it, 0 unreadable/m);
     expect(first.stdout).toMatch(/^integrations: 1 re-sealed under MALLARD_SECRET, 0 already under it, 0 unreadable/m);
     expect(first.stdout).toMatch(/^idempotency_keys: 1 re-sealed under MALLARD_SECRET, 0 already under it, 0 unreadable/m);
+    expect(first.stdout).toMatch(/^user_mfa: 1 re-sealed under MALLARD_SECRET, 0 already under it, 0 unreadable/m);
+    expect(first.stdout).toMatch(/^sso_connections: 1 re-sealed under MALLARD_SECRET, 0 already under it, 0 unreadable/m);
+    expect(first.stdout).toMatch(/^sso_logins: 1 re-sealed under MALLARD_SECRET, 0 already under it, 0 unreadable/m);
+    for (const secret of [SSO_CLIENT_SECRET, SSO_VERIFIER]) expect(first.stdout).not.toContain(secret);
     expect(first.stdout).toMatch(/^api_keys: \d+ active keys not re-hashed/m);
-    for (const secret of [OLD, NEW, webhook.secret, firstWebhookSecret, ROUTING_KEY, org.keys.secret]) expect(first.stdout).not.toContain(secret);
+    expect(first.stdout).toMatch(/^user_recovery_codes: 1 users hold unused two-factor recovery codes/m);
+    for (const secret of [OLD, NEW, webhook.secret, firstWebhookSecret, ROUTING_KEY, org.keys.secret, twoFactor.secret, twoFactor.recoveryCode]) expect(first.stdout).not.toContain(secret);
 
     const onlyNew = new Secrets(NEW);
     const hook = await h.store.db.selectFrom('webhooks').select(['secret_enc', 'previous_secret_enc']).where('id', '=', webhook.id).executeTakeFirstOrThrow();
@@ -186,12 +209,21 @@ eachDialect('MALLARD_SECRET rotation', ({ name }) => {
     expect(onlyNew.open(hook.previous_secret_enc!)).toEqual({ plain: firstWebhookSecret, stale: false });
     const integration = await h.store.db.selectFrom('integrations').select('config_enc').where('site_id', '=', org.site_id).executeTakeFirstOrThrow();
     expect(JSON.parse(onlyNew.decrypt(integration.config_enc))).toEqual({ routing_key: ROUTING_KEY });
+    const enrolledUser = await h.store.db.selectFrom('users').select('id').where('email', '=', twoFactor.email).executeTakeFirstOrThrow();
+    const mfa = await h.store.db.selectFrom('user_mfa').select('totp_secret').where('user_id', '=', enrolledUser.id).executeTakeFirstOrThrow();
+    expect(onlyNew.open(mfa.totp_secret)).toEqual({ plain: twoFactor.secret, stale: false });
+    const sso = await h.store.db.selectFrom('sso_connections').select('client_secret').where('org_id', '=', org.org_id).executeTakeFirstOrThrow();
+    expect(onlyNew.open(sso.client_secret)).toEqual({ plain: SSO_CLIENT_SECRET, stale: false });
+    const signIn = await h.store.db.selectFrom('sso_logins').select('code_verifier').where('org_id', '=', org.org_id).executeTakeFirstOrThrow();
+    expect(onlyNew.open(signIn.code_verifier)).toEqual({ plain: SSO_VERIFIER, stale: false });
 
     // Again: nothing left to re-seal.
     const second = run(['secret', 'rotate'], env);
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/^webhooks: 0 re-sealed under MALLARD_SECRET, 1 already under it, 0 unreadable/m);
     expect(second.stdout).toMatch(/^integrations: 0 re-sealed under MALLARD_SECRET, 1 already under it, 0 unreadable/m);
+    expect(second.stdout).toMatch(/^user_mfa: 0 re-sealed under MALLARD_SECRET, 1 already under it, 0 unreadable/m);
+    expect(second.stdout).toMatch(/^sso_connections: 0 re-sealed under MALLARD_SECRET, 1 already under it, 0 unreadable/m);
   });
 
   it('with the previous secret dropped: the key re-hashed during the overlap still works; one never used stops', async () => {
@@ -205,5 +237,9 @@ eachDialect('MALLARD_SECRET rotation', ({ name }) => {
     const replay = await after.inject({ method: 'POST', url: '/v1/manage/webhooks', headers: { ...bearer(org.keys.secret), 'idempotency-key': 'rotation-hook-1' }, payload: { url: 'http://127.0.0.1:9/mallard-hook', events: ['deploy.recorded'] } });
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect({ statusCode: replay.statusCode, body: replay.body }).toEqual(created);
+    // The re-sealed authenticator secret still checks codes under the new secret alone (a later step than the enabling code's).
+    h.clock.advance(30_000);
+    const signIn = await after.inject({ method: 'POST', url: '/v1/auth/login', payload: { email: twoFactor.email, password: twoFactor.password, otp: totpAt(twoFactor.secret, h.clock.now()) } });
+    expect(signIn.statusCode, signIn.body).toBe(200);
   });
 });

@@ -29,6 +29,7 @@ import { memberRoutes } from './members/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { whoamiRoutes } from './whoami/routes.ts';
+import { twoFactorRoutes } from './two-factor/routes.ts';
 
 export async function registerFeatures(app: App) {
   await app.register(healthRoutes);
@@ -36,7 +37,7 @@ export async function registerFeatures(app: App) {
   await app.register(dashboardRoutes);
   await app.register(async (v1: App) => {
     for (const routes of [
-      funRoutes, authRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes, auditLogRoutes, privacyRoutes,
+      funRoutes, authRoutes, twoFactorRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes, auditLogRoutes, privacyRoutes,
       sessionRoutes, heatmapRoutes, journeyRoutes, rawRoutes,
       scoreRoutes, deployRoutes, annotationRoutes,
       issueRoutes, revenueRoutes, sdkConfigRoutes,

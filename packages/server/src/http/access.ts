@@ -20,6 +20,12 @@ export interface Access {
   orgScope?: boolean;
   /** Whether a write needs a JSON body (default: required for POST, PATCH and PUT). */
   bodyRequired?: boolean;
+  /**
+   * Open to a user the org requires to sign in with two factors who has not enrolled yet (what
+   * enrolment needs: whoami, the 2FA status, setup and enable, logout). Every other route
+   * answers such a user 403 mfa_enrolment_required.
+   */
+  duringMfaEnrolment?: boolean;
 }
 
 declare module 'fastify' {
@@ -36,6 +42,9 @@ export const bearerToken = (request: FastifyRequest): string => bearerOf(request
 
 /** The 403 checks of a route: org scope, key scopes, user role. */
 export function authorize(auth: AuthContext, access: Access): void {
+  if (auth.mfaEnrolmentRequired && !access.duringMfaEnrolment) {
+    throw new AppError('mfa_enrolment_required', 'The org requires two-factor sign-in for this account: set it up first (POST /v1/auth/2fa/setup, then /v1/auth/2fa/enable)');
+  }
   if (access.orgScope && auth.site) {
     throw new AppError('org_scope_required', 'This route needs an org-scoped credential');
   }

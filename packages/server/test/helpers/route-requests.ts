@@ -70,6 +70,9 @@ const BODY_HINTS: Record<string, Record<string, unknown>> = {
  */
 export const PROOF_ROUTES = new Set([
   'POST /v1/auth/change-password',
+  'POST /v1/auth/2fa/enable',
+  'POST /v1/auth/2fa/disable',
+  'POST /v1/auth/2fa/recovery-codes',
 ]);
 
 /** Headers a route's transport needs beyond the credential (what a schema of the body cannot say). */

@@ -23,6 +23,7 @@ export async function runSecretRotate(
     }
     print(`api_keys: ${report.apiKeys} active keys not re-hashed (a key's HMAC needs the key, which is never stored): each verifies against both secrets and is re-hashed under MALLARD_SECRET on its next use; one unused until MALLARD_SECRET_PREVIOUS is dropped stops working`);
     print(`user_tokens: ${report.userTokens} open invitation or reset tokens verify against both secrets until they expire (7 days after issue)`);
+    print(`user_recovery_codes: ${report.recoveryCodeUsers} users hold unused two-factor recovery codes, HMACs not re-hashed (the codes are never stored): they verify against both secrets; those made before the rotation stop working when MALLARD_SECRET_PREVIOUS is dropped, so those users make new ones first (POST /v1/auth/2fa/recovery-codes)`);
     return report;
   } finally {
     await store.close();

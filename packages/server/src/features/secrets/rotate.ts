@@ -1,4 +1,5 @@
-// `mallard secret rotate`: every sealed value still sealed under MALLARD_SECRET_PREVIOUS is
+// `mallard secret rotate`: every sealed value still sealed under MALLARD_SECRET_PREVIOUS (webhook
+// secrets, integration credentials, kept Idempotency-Key answers, users' TOTP secrets) is
 // re-sealed under MALLARD_SECRET, one transaction per table. Hashes are not re-hashed: an
 // HMAC of a key or token cannot be recomputed without the key, which is never stored. API keys
 // are re-hashed one by one on their next use (domain/authenticate.ts); invitation and reset
@@ -23,6 +24,8 @@ export interface RotationReport {
   apiKeys: number;
   /** Unused, unexpired invitation and reset tokens: they verify against both secrets until they expire. */
   userTokens: number;
+  /** Users with unused 2FA recovery codes: HMACs that verify against both secrets, and that stop working with the previous secret if made under it. */
+  recoveryCodeUsers: number;
 }
 
 type Outcome = 'resealed' | 'current' | 'unreadable';
@@ -90,8 +93,16 @@ export async function rotateSecrets(db: Kysely<Database>, secrets: Secrets, now:
     async (trx, row, [response]) => Number((await trx.updateTable('idempotency_keys').set({ response })
       .where('credential', '=', row.credential).where('key', '=', row.key).where('response', '=', row.response).executeTakeFirst()).numUpdatedRows) === 1));
 
+  sealed.push(await resealTable(db, secrets, 'user_mfa',
+    (trx) => trx.selectFrom('user_mfa').select(['user_id', 'totp_secret']).execute(),
+    (row) => [row.totp_secret],
+    async (trx, row, [secret]) => Number((await trx.updateTable('user_mfa').set({ totp_secret: secret! })
+      .where('user_id', '=', row.user_id).where('totp_secret', '=', row.totp_secret).executeTakeFirst()).numUpdatedRows) === 1));
+
   const keys = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number | string>().as('n')).where('revoked_at', 'is', null).executeTakeFirstOrThrow();
   const tokens = await db.selectFrom('user_tokens').select((eb) => eb.fn.countAll<number | string>().as('n'))
     .where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirstOrThrow();
-  return { sealed, apiKeys: Number(keys.n), userTokens: Number(tokens.n) };
+  const recovery = await db.selectFrom('user_recovery_codes').select((eb) => eb.fn.count<number | string>('user_id').distinct().as('n'))
+    .where('used_at', 'is', null).executeTakeFirstOrThrow();
+  return { sealed, apiKeys: Number(keys.n), userTokens: Number(tokens.n), recoveryCodeUsers: Number(recovery.n) };
 }

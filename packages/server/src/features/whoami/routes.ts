@@ -7,7 +7,8 @@ import { whoami } from './service.ts';
 
 export async function whoamiRoutes(app: App) {
   app.get('/query/whoami', {
-    config: { access: QUERY_ACCESS },
+    // Open during a required 2FA enrolment: the dashboard learns from it that the user must enrol.
+    config: { access: { ...QUERY_ACCESS, duringMfaEnrolment: true } },
     schema: { tags: ['query'], summary: 'The calling credential: org, site, type and scopes', response: { 200: Envelope(Whoami) } },
   }, async (request) => ok(whoami({ ctx: contextOf(request) })));
 }

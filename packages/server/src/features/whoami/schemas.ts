@@ -10,4 +10,5 @@ export const Whoami = Type.Object({
   scopes: Type.Array(OneOf(SCOPES)),
   user: Type.Optional(Type.Object({ id: Uuid, email: Type.String() })),
   role: Type.Optional(OneOf(ROLES)),
+  mfa_enrolment_required: Type.Optional(Type.Literal(true, { description: 'Present for a user the org requires to sign in with two factors who has not enrolled: only enrolment routes answer them until they do (POST /v1/auth/2fa/setup)' })),
 });

@@ -6,6 +6,8 @@ export function whoami({ ctx }: { ctx: Pick<ServiceContext, 'auth'> }) {
   const { auth } = ctx;
   const base = { org: { id: auth.org.id, name: auth.org.name }, site: auth.site, key_type: auth.keyType };
   // A user token carries no scopes of its own: it may use every scope, within its role.
-  if (auth.kind === 'jwt') return { ...base, scopes: [...SCOPES], user: auth.user!, role: auth.role! };
+  if (auth.kind === 'jwt') {
+    return { ...base, scopes: [...SCOPES], user: auth.user!, role: auth.role!, ...(auth.mfaEnrolmentRequired ? { mfa_enrolment_required: true as const } : {}) };
+  }
   return { ...base, scopes: auth.scopes };
 }
