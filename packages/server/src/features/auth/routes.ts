@@ -79,7 +79,7 @@ export async function authRoutes(app: App) {
   }, async (request) => ok(await currentSession(contextOf(request), secrets, request.cookies[SESSION_COOKIE] ?? null)));
 
   app.delete('/auth/session', {
-    config: { access: { surface: 'auth', jwtOnly: true, bodyRequired: false } },
+    config: { access: { surface: 'auth', jwtOnly: true, bodyRequired: false, duringMfaEnrolment: true } },
     schema: { tags: ['auth'], summary: 'Sign out: ends the session cookie\'s session and clears the cookie (a bearer user token is revoked, as by /auth/logout)', response: { 200: Envelope(Type.Object({ revoked: Type.Boolean() })) } },
   }, async (request, reply) => ok(await signOut(contextOf(request), reply)));
 }
