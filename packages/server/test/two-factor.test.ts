@@ -124,6 +124,16 @@ eachDialect('two-factor sign-in', ({ name, skip }) => {
     expect((await login(user.email, user.password, totpAt(enrolled.secret, h.clock.now() - STEP))).statusCode).toBe(200);
   });
 
+  it.skipIf(skip)('the dashboard\'s cookie sign-in (POST /v1/auth/session) asks for the code the same way', async () => {
+    const { user, enrolled } = await enrolledMember();
+    const session = (otp?: string) => h.app.inject({ method: 'POST', url: '/v1/auth/session', remoteAddress: ip, payload: otp === undefined ? { email: user.email, password: user.password } : { email: user.email, password: user.password, otp } });
+    expectError(await session(), 401, 'mfa_required');
+    expectError(await session('000000'), 401, 'invalid_otp');
+    const ok = await session(nextCode(enrolled.secret));
+    expect(ok.statusCode, ok.body).toBe(200);
+    expect(ok.headers['set-cookie']).toBeDefined();
+  });
+
   it.skipIf(skip)('a wrong code counts toward the account lockout exactly as a wrong password does', async () => {
     const { user, enrolled } = await enrolledMember();
     const code = nextCode(enrolled.secret);
