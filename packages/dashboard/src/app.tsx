@@ -1,8 +1,8 @@
 // The shell: sign-in when signed out; otherwise the header (site switcher, role, sign out),
 // the navigation and the screen the address names.
 import { useEffect, useState } from 'preact/hooks';
-import { api } from './state/api.ts';
-import { canAdmin, endSession, session } from './state/session.ts';
+import { api, restoreSession } from './state/api.ts';
+import { canAdmin, endSession, restoring, session } from './state/session.ts';
 import { route, href } from './state/router.ts';
 import { chooseSite, currentSite, loadSites, siteId, sites } from './state/site.ts';
 import { useApi, Empty, ErrorNote, Loading } from './components/async.tsx';
@@ -46,10 +46,10 @@ function Screen({ site }: { site: string | null }) {
 
 function SignedIn() {
   const s = session.value!;
-  const loaded = useApi(loadSites, [s.token]);
+  const loaded = useApi(loadSites, [s.user.id, s.org.id]);
   const signOut = async () => {
-    // Revoke the token on the server; the tab forgets it either way.
-    await api.post('/auth/logout', undefined).catch(() => undefined);
+    // End the session on the server (it clears the cookie); the tab forgets it either way.
+    await api.signOut().catch(() => undefined);
     endSession('You signed out.');
   };
   const section = route.value.path[0] ?? '';
@@ -91,6 +91,8 @@ function SignedIn() {
 }
 
 export function App() {
+  useEffect(() => { void restoreSession(); }, []);
   useEffect(() => { document.title = session.value ? `Mallard · ${session.value.org.name}` : 'Mallard · Sign in'; }, [session.value]);
-  return session.value ? <SignedIn /> : <SignIn />;
+  if (session.value) return <SignedIn />;
+  return restoring.value ? <main id="main"><Loading what="your session" /></main> : <SignIn />;
 }

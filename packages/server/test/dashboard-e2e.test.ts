@@ -470,22 +470,42 @@ describe.skipIf(!chromiumReady)('the dashboard in Chromium against a real server
       }
       expect(tab.errors).toEqual([]);
       expect(missingCsp).toEqual([]);
-      // The token never travels in an address.
-      const sessionToken = await tab.page.evaluate(() => JSON.parse(sessionStorage.getItem('mallard.session')!).token as string);
-      expect(requests.filter((u) => u.includes(sessionToken))).toEqual([]);
+      // The session lives in an HttpOnly, SameSite=Strict cookie that no script can read, and never travels in an address.
+      const cookie = (await tab.context.cookies()).find((c) => c.name === 'mallard_session')!;
+      expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/v1' });
+      expect(await tab.page.evaluate(() => document.cookie)).not.toContain(cookie.value);
+      expect(await tab.page.evaluate(() => JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage }))).not.toContain(cookie.value);
+      expect(requests.filter((u) => u.includes(cookie.value))).toEqual([]);
     } finally {
       await tab.context.close();
     }
   });
 
-  it('signs out: the tab forgets the token and the server revokes it', async () => {
-    const { page } = owner;
+  it('stays signed in across a reload, and a new tab of the same browser is signed in too', async () => {
+    const { page, context } = owner;
     await open(page, '#/', 'table.pages');
-    const sessionToken = await page.evaluate(() => JSON.parse(sessionStorage.getItem('mallard.session')!).token as string);
+    await page.reload();
+    await page.locator('table.pages').waitFor();
+    const second = await context.newPage();
+    await second.goto(`${server.url}/app/#/issues`);
+    await second.locator('nav.tabs').waitFor({ state: 'attached' });
+    expect(await second.locator('#email').count()).toBe(0);
+    await second.close();
+    expect(owner.errors).toEqual([]);
+  });
+
+  it('signs out: the server ends the session and clears the cookie', async () => {
+    const { page, context } = owner;
+    await open(page, '#/', 'table.pages');
+    const cookie = (await context.cookies()).find((c) => c.name === 'mallard_session')!;
     await page.click('button.sign-out');
     await page.locator('#email').waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem('mallard.session'))).toBeNull();
-    expect((await api('GET', '/query/whoami', undefined, sessionToken)).status).toBe(401);
+    expect((await context.cookies()).find((c) => c.name === 'mallard_session')).toBeUndefined();
+    const after = await fetch(`${server.url}/v1/query/whoami`, { headers: { cookie: `mallard_session=${cookie.value}` } });
+    expect(after.status).toBe(401);
+    // A reload shows the sign-in screen, not a stale one.
+    await page.reload();
+    await page.locator('#email').waitFor();
     expect(owner.errors).toEqual([]);
   });
 });

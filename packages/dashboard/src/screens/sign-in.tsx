@@ -1,7 +1,9 @@
-// Sign in with email and password (POST /v1/auth/login). A wrong password gets a plain message.
+// Sign in with email and password (POST /v1/auth/session: the server sets the HttpOnly session
+// cookie). A wrong password gets a plain message.
 import { useState } from 'preact/hooks';
 import { api, ApiError } from '../state/api.ts';
-import { endedBecause, startSession, type Session } from '../state/session.ts';
+import { endedBecause, startSession } from '../state/session.ts';
+import { SsoSignIn } from '../components/sso-sign-in.tsx';
 
 function explain(err: ApiError): string {
   if (err.code === 'invalid_credentials') return 'That email and password do not match an account. Check both and try again.';
@@ -20,7 +22,7 @@ export function SignIn() {
     setBusy(true);
     setError(null);
     try {
-      startSession(await api.login<Session>(email.trim(), password));
+      startSession(await api.signIn(email.trim(), password));
     } catch (err) {
       setError(err instanceof ApiError ? err : new ApiError('client_error', String(err), 0));
     } finally {
@@ -41,7 +43,8 @@ export function SignIn() {
         {error && <p class="state error" id="sign-in-error" role="alert">{explain(error)} <span class="code">({error.code})</span></p>}
         <button type="submit" class="primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
       </form>
-      <p class="muted small">Your sign-in lasts for this browser tab only. The first start of Mallard printed a demo login.</p>
+      <SsoSignIn />
+      <p class="muted small">You stay signed in for 30 minutes without use and at most 12 hours. The first start of Mallard printed a demo login.</p>
     </main>
   );
 }

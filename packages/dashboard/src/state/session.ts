@@ -1,51 +1,48 @@
-// The signed-in person: the token from POST /v1/auth/login, kept for this tab only
-// (sessionStorage, never localStorage or a URL), cleared on sign-out, on any 401 and when it expires.
+// The signed-in person. The credential is the server's HttpOnly `mallard_session` cookie, which
+// no script here can read; this tab keeps only who is signed in and the session's CSRF token,
+// in memory. A reload asks the server (GET /v1/auth/session); a 401 ends the session here too.
 import { computed, signal } from '@preact/signals';
 
 export type Role = 'viewer' | 'member' | 'admin' | 'owner';
 export interface Session {
-  token: string;
   expires_at: string;
+  /** The session ends here whatever happens (the idle deadline before it slides while used). */
+  absolute_expires_at: string;
   user: { id: string; email: string };
   org: { id: string; name: string };
   role: Role;
+  /** Sent as X-CSRF-Token with every write. */
+  csrf_token: string;
+  /** The org requires two-factor sign-in and this person has not set it up yet. */
+  mfa_enrolment_required?: true;
 }
 
-const KEY = 'mallard.session';
 const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 
-function stored(): Session | null {
-  try {
-    const s = JSON.parse(sessionStorage.getItem(KEY) ?? 'null') as Session | null;
-    return s && Date.parse(s.expires_at) > Date.now() ? s : null;
-  } catch {
-    return null;
-  }
-}
-
-export const session = signal<Session | null>(stored());
+export const session = signal<Session | null>(null);
+/** True until the first answer of GET /v1/auth/session: whether the cookie still signs someone in. */
+export const restoring = signal(true);
 /** Why the last session ended, shown on the sign-in screen. */
 export const endedBecause = signal<string | null>(null);
 
 let expiry: ReturnType<typeof setTimeout> | undefined;
 function watchExpiry(s: Session | null) {
   clearTimeout(expiry);
-  // setTimeout holds at most ~24.8 days; tokens live at most 24 hours.
-  if (s) expiry = setTimeout(() => endSession('Your session expired. Sign in again.'), Math.max(0, Date.parse(s.expires_at) - Date.now()));
+  // setTimeout holds at most ~24.8 days; sessions live at most 12 hours.
+  if (s) expiry = setTimeout(() => endSession('Your session expired. Sign in again.'), Math.max(0, Date.parse(s.absolute_expires_at) - Date.now()));
 }
-watchExpiry(session.value);
 
 export function startSession(s: Session) {
-  sessionStorage.setItem(KEY, JSON.stringify(s));
   endedBecause.value = null;
+  restoring.value = false;
   session.value = s;
   watchExpiry(s);
 }
 
 export function endSession(reason: string | null = null) {
-  sessionStorage.removeItem(KEY);
   sessionStorage.removeItem('mallard.site');
   endedBecause.value = reason;
+  restoring.value = false;
   session.value = null;
   watchExpiry(null);
 }

@@ -11,12 +11,12 @@ import { contextOf, publicContextOf } from '../../http/context.ts';
 import { clearSessionCookie, setSessionCookie } from '../../http/session-cookie.ts';
 import { ChangePasswordBody, LoginBody, LoginResult, SessionBody, SessionResult, SetPasswordBody, UserRef } from './schemas.ts';
 import { changePassword, login, logout, setPassword } from './service.ts';
-import { createWebSession, currentSession, endSession, sessionView, startSession } from './web-session.ts';
+import { createWebSession, endSession, sessionOfCookie, sessionView, startSession } from './web-session.ts';
 
 const LOGIN_ERRORS: ErrorCode[] = ['invalid_credentials', 'invalid_uuid', 'rate_limited', 'account_locked', 'mfa_required', 'invalid_otp', 'sso_required'];
 
 export async function authRoutes(app: App) {
-  const { secrets, limiter, config } = app.services;
+  const { secrets, limiter, config, store } = app.services;
 
   /** Ends the caller's sign-in: the session cookie's session (and the cookie), or the bearer JWT. */
   const signOut = async (ctx: ServiceContext, reply: FastifyReply) => {
@@ -74,9 +74,13 @@ export async function authRoutes(app: App) {
   });
 
   app.get('/auth/session', {
-    config: { access: { surface: 'auth', jwtOnly: true } },
-    schema: { tags: ['auth'], summary: 'Who is signed in and until when; for the session cookie also its CSRF token', response: { 200: Envelope(SessionResult) } },
-  }, async (request) => ok(await currentSession(contextOf(request), secrets, request.cookies[SESSION_COOKIE] ?? null)));
+    config: { access: { surface: 'auth' } },
+    schema: {
+      tags: ['auth'],
+      summary: 'This browser\'s dashboard session (from its cookie) with its CSRF token, or null when signed out',
+      response: { 200: Envelope(Type.Union([SessionResult, Type.Null()])) },
+    },
+  }, async (request) => ok(await sessionOfCookie(publicContextOf(request), store, secrets, request.cookies[SESSION_COOKIE] ?? null)));
 
   app.delete('/auth/session', {
     config: { access: { surface: 'auth', jwtOnly: true, bodyRequired: false, duringMfaEnrolment: true } },

@@ -44,7 +44,7 @@ export const SessionResult = Type.Object({
   role: OneOf(ROLES),
   expires_at: IsoTime,
   absolute_expires_at: IsoTime,
-  csrf_token: Type.Union([Type.String(), Type.Null()], { description: 'Send it as the X-CSRF-Token header on every write signed in by the session cookie; null for a bearer user token, which needs none' }),
+  csrf_token: Type.String({ description: 'Send it as the X-CSRF-Token header on every write signed in by the session cookie' }),
   mfa_enrolment_required: Type.Optional(Type.Literal(true, { description: 'The org requires two-factor sign-in and this user has not enrolled: only enrolment answers until then' })),
 });
 

@@ -7,7 +7,10 @@ import { iso } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { csrfTokenOf, newSessionToken, SESSION_ABSOLUTE_MS, SESSION_IDLE_MS } from '../../auth/session-tokens.ts';
 import type { Secrets } from '../../auth/secrets.ts';
+import { authenticateSession } from '../../domain/authenticate.ts';
 import type { PublicContext, ServiceContext } from '../../domain/context.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { Store } from '../../store/db.ts';
 import type { RateLimiter } from '../../store/rate-limit.ts';
 import type { SessionBody } from './schemas.ts';
 import { signIn, type SignedIn } from './service.ts';
@@ -50,18 +53,25 @@ export async function startSession({ ctx, input, secrets, limiter, ip }: { ctx: 
 }
 
 /**
- * GET /v1/auth/session: the caller's sign-in. For the session cookie (`token`) with its CSRF
- * token; for a bearer user token its expiry and no CSRF token (a bearer credential needs none).
+ * GET /v1/auth/session: this browser's session, found by its cookie (`token`), with its CSRF
+ * token; null when the cookie is absent or signs no one in any more (so a page can ask at load
+ * without an error). Reading it counts as use: the idle deadline slides.
  */
-export async function currentSession(ctx: ServiceContext, secrets: Secrets, token: string | null) {
-  const { auth } = ctx;
-  const signedIn = { user: auth.user!, org: { id: auth.org.id, name: auth.org.name }, role: auth.role! };
-  if (!auth.sessionId || !token) {
-    const expiresAt = iso(auth.tokenExpiresAt!);
-    return { ...signedIn, expires_at: expiresAt, absolute_expires_at: expiresAt, csrf_token: null };
+export async function sessionOfCookie(ctx: PublicContext, store: Store, secrets: Secrets, token: string | null) {
+  if (!token) return null;
+  let auth;
+  try {
+    auth = await authenticateSession(store, secrets, token, ctx.now);
+  } catch (err) {
+    if (err instanceof AppError && err.status === 401) return null;
+    throw err;
   }
-  const row = await ctx.db.selectFrom('web_sessions').select(['expires_at', 'absolute_expires_at']).where('id', '=', auth.sessionId).executeTakeFirstOrThrow();
-  return sessionView(signedIn, { csrfToken: csrfTokenOf(secrets, token), expiresAt: row.expires_at, absoluteExpiresAt: row.absolute_expires_at });
+  const row = await ctx.db.selectFrom('web_sessions').select(['expires_at', 'absolute_expires_at']).where('id', '=', auth.sessionId!).executeTakeFirst();
+  if (!row) return null;
+  return sessionView({
+    user: auth.user!, org: { id: auth.org.id, name: auth.org.name }, role: auth.role!,
+    ...(auth.mfaEnrolmentRequired ? { mfa_enrolment_required: true as const } : {}),
+  }, { csrfToken: csrfTokenOf(secrets, token), expiresAt: row.expires_at, absoluteExpiresAt: row.absolute_expires_at });
 }
 
 /** DELETE /v1/auth/session (and POST /v1/auth/logout) by cookie: ends the caller's session. */
