@@ -5,6 +5,7 @@ import { annotationRoutes } from './annotations/routes.ts';
 import { auditLogRoutes } from './audit-log/routes.ts';
 import { privacyRoutes } from './privacy/routes.ts';
 import { authRoutes } from './auth/routes.ts';
+import { ssoRoutes } from './sso/routes.ts';
 import { deployRoutes } from './deploys/routes.ts';
 import { scoreRoutes } from './scores/routes.ts';
 import { issueRoutes } from './issues/routes.ts';
@@ -37,7 +38,7 @@ export async function registerFeatures(app: App) {
   await app.register(dashboardRoutes);
   await app.register(async (v1: App) => {
     for (const routes of [
-      funRoutes, authRoutes, twoFactorRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes, auditLogRoutes, privacyRoutes,
+      funRoutes, authRoutes, ssoRoutes, twoFactorRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes, auditLogRoutes, privacyRoutes,
       sessionRoutes, heatmapRoutes, journeyRoutes, rawRoutes,
       scoreRoutes, deployRoutes, annotationRoutes,
       issueRoutes, revenueRoutes, sdkConfigRoutes,

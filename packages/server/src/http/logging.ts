@@ -2,10 +2,11 @@
 import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 
 /**
- * Query parameters whose values never reach a log line: a credential (`/v1/sdk-config?key=`)
- * and what names a person (the privacy routes' subject, an issue list's assignee filter).
+ * Query parameters whose values never reach a log line: a credential (`/v1/sdk-config?key=`,
+ * the authorization code and state an SSO callback carries) and what names a person (the
+ * privacy routes' subject, an issue list's assignee filter, the address an SSO sign-in starts from).
  */
-export const REDACTED_QUERY_PARAMS: readonly string[] = ['key', 'visitor_id', 'user_ref', 'assigned_to'];
+export const REDACTED_QUERY_PARAMS: readonly string[] = ['key', 'visitor_id', 'user_ref', 'assigned_to', 'code', 'state', 'email'];
 const redactedNames = new Set(REDACTED_QUERY_PARAMS);
 
 // Named as the query parser reads it, so `visitor%5Fid=` is redacted like `visitor_id=`.

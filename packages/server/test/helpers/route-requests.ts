@@ -73,6 +73,8 @@ export const PROOF_ROUTES = new Set([
   'POST /v1/auth/2fa/enable',
   'POST /v1/auth/2fa/disable',
   'POST /v1/auth/2fa/recovery-codes',
+  // Connecting SSO proves the issuer answers OpenID discovery; no issuer answers in this test.
+  'PUT /v1/manage/sso',
 ]);
 
 /** Headers a route's transport needs beyond the credential (what a schema of the body cannot say). */
@@ -80,8 +82,8 @@ const HEADER_HINTS: Record<string, Record<string, string>> = {
   'POST /v1/mcp': { accept: 'application/json, text/event-stream' },
 };
 
-/** `_id` fields that name no record of the store: a person's visitor id is a search term. */
-const NOT_RECORD_IDS = new Set(['visitor_id']);
+/** `_id` fields that name no record of the store: a person's visitor id is a search term; an OIDC client id is the provider's name for Mallard. */
+const NOT_RECORD_IDS = new Set(['visitor_id', 'client_id']);
 const isIdField = (name: string) => (name === 'id' || name.endsWith('_id')) && !NOT_RECORD_IDS.has(name);
 
 /** Query parameters a route needs that its schema cannot require (exactly one of two). */

@@ -89,6 +89,8 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
   // Tickets need a tracker; nothing answers at its API address, so a ticket is an upstream_error.
   await call(h, jwt, 'POST', '/v1/manage/integrations', { site_id: org.site_id, provider: 'github', config: { token: `a-token-${t}`, repo: `a-${t}/repo` } });
   const deploy = await call(h, jwt, 'POST', `/v1/manage/deploys?site_id=${org.site_id}`, { version: `a-${t}` });
+  // An SSO connection (stored as PUT /v1/manage/sso stores it; no provider answers discovery here).
+  await seedSsoConnection(h, org.org_id, `https://a-idp-${t}.example`, `a-sso-secret-${t}`, `a-sso-${t}.example`);
 
   // One interval of traffic with rage clicks from two visitors: an issue, and the budget rule's alert.
   const from = h.clock.now() - 2 * INTERVAL;
@@ -120,6 +122,7 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
     ...keys.flatMap((k) => [k.id, k.key_hint, ...(k.name ? [k.name] : [])]),
     org.keys.secret, org.keys.mcp, org.keys.publishable, orgKey.key, victimKey.key, ...singleScope.map((k) => k.key),
     rule.name, webhookUrl, `a-${t}`, `a-routing-${t}`, `a-token-${t}`,
+    `https://a-idp-${t}.example`, `a-sso-secret-${t}`, `a-sso-${t}.example`,
   ];
 
   const owner = userCredential(h, 'A owner', org.user_id, org.org_id, 'owner');
@@ -138,8 +141,19 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
   return { org, ids, siblingSiteId: sibling.id, credentials, owner, siteKey, secrets, siblingSecrets: [sibling.name, sibling.url] };
 }
 
+/** An org's SSO connection row, its client secret sealed. */
+async function seedSsoConnection(h: Harness, orgId: string, issuer: string, clientSecret: string, domain: string) {
+  const now = h.clock.now();
+  await h.store.db.insertInto('sso_connections').values({
+    org_id: orgId, issuer, client_id: 'mallard', client_secret: h.secrets.encrypt(clientSecret), email_domains: JSON.stringify([domain]),
+    jit: 0, default_role: 'viewer', required: 0, enabled: 1, created_at: now, updated_at: now,
+  }).execute();
+}
+
 export async function seedTenantB(h: Harness): Promise<TenantB> {
   const org = await h.org('Security B');
+  // B's own SSO connection: B reading or removing it is served, and shows nothing of A's.
+  await seedSsoConnection(h, org.org_id, `https://b-idp-${tag()}.example`, `b-sso-secret-${tag()}`, `b-sso-${tag()}.example`);
   const orgKey = await h.key(org, { scopes: [...SCOPES] });
   return {
     org,

@@ -1,5 +1,6 @@
 // `mallard secret rotate`: every sealed value still sealed under MALLARD_SECRET_PREVIOUS (webhook
-// secrets, integration credentials, kept Idempotency-Key answers, users' TOTP secrets) is
+// secrets, integration credentials, kept Idempotency-Key answers, users' TOTP secrets, SSO
+// client secrets and the PKCE verifiers of unfinished SSO sign-ins) is
 // re-sealed under MALLARD_SECRET, one transaction per table. Hashes are not re-hashed: an
 // HMAC of a key or token cannot be recomputed without the key, which is never stored. API keys
 // are re-hashed one by one on their next use (domain/authenticate.ts); invitation and reset
@@ -98,6 +99,18 @@ export async function rotateSecrets(db: Kysely<Database>, secrets: Secrets, now:
     (row) => [row.totp_secret],
     async (trx, row, [secret]) => Number((await trx.updateTable('user_mfa').set({ totp_secret: secret! })
       .where('user_id', '=', row.user_id).where('totp_secret', '=', row.totp_secret).executeTakeFirst()).numUpdatedRows) === 1));
+
+  sealed.push(await resealTable(db, secrets, 'sso_connections',
+    (trx) => trx.selectFrom('sso_connections').select(['org_id', 'client_secret']).execute(),
+    (row) => [row.client_secret],
+    async (trx, row, [secret]) => Number((await trx.updateTable('sso_connections').set({ client_secret: secret! })
+      .where('org_id', '=', row.org_id).where('client_secret', '=', row.client_secret).executeTakeFirst()).numUpdatedRows) === 1));
+  // Sign-ins under way: their PKCE verifiers, so a sign-in started just before the rotation finishes after it.
+  sealed.push(await resealTable(db, secrets, 'sso_logins',
+    (trx) => trx.selectFrom('sso_logins').select(['id', 'code_verifier']).where('used_at', 'is', null).execute(),
+    (row) => [row.code_verifier],
+    async (trx, row, [verifier]) => Number((await trx.updateTable('sso_logins').set({ code_verifier: verifier! })
+      .where('id', '=', row.id).where('code_verifier', '=', row.code_verifier).executeTakeFirst()).numUpdatedRows) === 1));
 
   const keys = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number | string>().as('n')).where('revoked_at', 'is', null).executeTakeFirstOrThrow();
   const tokens = await db.selectFrom('user_tokens').select((eb) => eb.fn.countAll<number | string>().as('n'))
