@@ -1,5 +1,5 @@
-// Settings: sites, keys, members, webhooks, integrations, SDK config, alert rules and the MCP
-// set-up. Admins change them; everyone else reads (and the API refuses their writes anyway).
+// Settings: sites, keys, members, webhooks, integrations, SDK config, alert rules, the MCP
+// set-up and single sign-on. Admins change them; everyone else reads (and the API refuses their writes anyway).
 import { href } from '../state/router.ts';
 import { canAdmin } from '../state/session.ts';
 import { SitesSection } from './settings/sites.tsx';
@@ -10,12 +10,13 @@ import { IntegrationsSection } from './settings/integrations.tsx';
 import { SdkConfigSection } from './settings/sdk-config.tsx';
 import { RulesSection } from './settings/rules.tsx';
 import { McpSection } from './settings/mcp.tsx';
+import { SsoSection } from './settings/sso.tsx';
 import { NoSuchScreen } from '../components/not-found.tsx';
 
 const TABS = {
   sites: ['Sites', SitesSection], keys: ['API keys', KeysSection], members: ['Members', MembersSection],
   webhooks: ['Webhooks', WebhooksSection], integrations: ['Integrations', IntegrationsSection],
-  sdk: ['SDK config', SdkConfigSection], rules: ['Alert rules', RulesSection], mcp: ['MCP set-up', McpSection],
+  sdk: ['SDK config', SdkConfigSection], rules: ['Alert rules', RulesSection], mcp: ['MCP set-up', McpSection], sso: ['Single sign-on', SsoSection],
 } as const;
 type Tab = keyof typeof TABS;
 

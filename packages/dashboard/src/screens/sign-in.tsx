@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiError } from '../state/api.ts';
 import { endedBecause, startSession } from '../state/session.ts';
 import { SsoSignIn } from '../components/sso-sign-in.tsx';
+import { ssoRequiredStart } from '../lib/sso.ts';
 
 function explain(err: ApiError): string {
   if (err.code === 'invalid_credentials') return 'That email and password do not match an account. Check both and try again.';
@@ -24,6 +25,9 @@ export function SignIn() {
     try {
       startSession(await api.signIn(email.trim(), password));
     } catch (err) {
+      // A member of an org that requires single sign-on is sent to it.
+      const sso = err instanceof ApiError ? ssoRequiredStart(err.code, err.details) : null;
+      if (sso) { location.assign(sso); return; }
       setError(err instanceof ApiError ? err : new ApiError('client_error', String(err), 0));
     } finally {
       setBusy(false);
