@@ -224,7 +224,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Revoke the calling user token
+         * Revoke the calling user token (or end the dashboard session signed in by cookie)
          * @description Credential: a user token only (keys are refused with `jwt_required`).
          */
         post: operations["postAuthLogout"];
@@ -248,6 +248,242 @@ export interface paths {
          * @description Public: no credential needed.
          */
         post: operations["postAuthSetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/change-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change your own password: every other dashboard session and every earlier user token ends
+         * @description Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        post: operations["postAuthChangePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This browser's dashboard session (from its cookie) with its CSRF token, or null when signed out
+         * @description Public: no credential needed.
+         */
+        get: operations["getAuthSession"];
+        put?: never;
+        /**
+         * Sign in to the dashboard: sets the HttpOnly session cookie and answers the CSRF token for writes
+         * @description Public: no credential needed.
+         */
+        post: operations["postAuthSession"];
+        /**
+         * Sign out: ends the session cookie's session and clears the cookie (a bearer user token is revoked, as by /auth/logout)
+         * @description Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        delete: operations["deleteAuthSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The org's single sign-on connection (never its client secret)
+         * @description Credential: a user token only (keys are refused with `jwt_required`); role `admin` or higher; an org-scoped credential.
+         */
+        get: operations["getManageSso"];
+        /**
+         * Connect the org's OpenID Connect provider, or change the connection (the issuer's discovery document is read first)
+         * @description Credential: a user token only (keys are refused with `jwt_required`); role `admin` or higher; an org-scoped credential.
+         */
+        put: operations["putManageSso"];
+        post?: never;
+        /**
+         * Remove the org's single sign-on connection (members sign in with passwords again)
+         * @description Credential: a user token only (keys are refused with `jwt_required`); role `admin` or higher; an org-scoped credential.
+         */
+        delete: operations["deleteManageSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start a single sign-on: 302 to the org's provider (found from the address), or back to the sign-in screen with sso_error
+         * @description Public: no credential needed.
+         */
+        get: operations["getAuthSsoStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the provider sends the person back: signs them in (the dashboard's session cookie) and 302 to the dashboard, or to the sign-in screen with sso_error
+         * @description Public: no credential needed.
+         */
+        get: operations["getAuthSsoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether two-factor sign-in is on for the calling user, and whether their org requires it
+         * @description Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        get: operations["getAuth2fa"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/2fa/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start (or restart) two-factor setup: a new authenticator secret, its otpauth URL and QR code, shown only here
+         * @description Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        post: operations["postAuth2faSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/2fa/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm two-factor setup with a current code; answers ten recovery codes, shown only here
+         * @description Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        post: operations["postAuth2faEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/2fa/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn two-factor sign-in off (password and a code or a recovery code); refused while an org requires it
+         * @description Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        post: operations["postAuth2faDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/2fa/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the recovery codes (a code or a recovery code); answers ten new ones, shown only here
+         * @description Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        post: operations["postAuth2faRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/members/{id}/reset-2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Clear a member's two-factor sign-in (a lost device); only an owner resets an owner's
+         * @description Credential: a user token only (keys are refused with `jwt_required`); role `admin` or higher; an org-scoped credential.
+         */
+        post: operations["postManageMembersByIdReset2fa"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1401,7 +1637,7 @@ export interface components {
                  * @description Stable machine-matchable code; match on this
                  * @enum {string}
                  */
-                code: "invalid_input" | "invalid_uuid" | "missing_site_id" | "invalid_status" | "empty_body" | "invalid_json" | "missing_auth" | "invalid_key" | "expired_key" | "invalid_jwt" | "jwt_required" | "invalid_credentials" | "forbidden" | "missing_scope" | "insufficient_role" | "org_scope_required" | "not_found" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "account_locked" | "headers_too_large" | "internal_error" | "upstream_error" | "unavailable" | "storage_full";
+                code: "invalid_input" | "sso_discovery_failed" | "invalid_uuid" | "missing_site_id" | "invalid_status" | "empty_body" | "invalid_json" | "missing_auth" | "invalid_key" | "expired_key" | "invalid_jwt" | "jwt_required" | "invalid_credentials" | "mfa_required" | "invalid_otp" | "forbidden" | "missing_scope" | "insufficient_role" | "org_scope_required" | "sso_required" | "csrf_failed" | "mfa_required_by_org" | "mfa_enrolment_required" | "not_found" | "sso_not_configured" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "account_locked" | "headers_too_large" | "internal_error" | "upstream_error" | "unavailable" | "storage_full";
                 message: string;
                 status: number;
                 details?: {
@@ -1412,7 +1648,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`, `invalid_status`, `empty_body`, `invalid_json`, `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`, `invalid_credentials`, `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `not_found`, `method_not_allowed`, `conflict`, `idempotency_conflict`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `account_locked`, `headers_too_large`, `internal_error`, `upstream_error`, `unavailable`, `storage_full`: Any other error, in the same envelope */
+        /** @description `invalid_input`, `sso_discovery_failed`, `invalid_uuid`, `missing_site_id`, `invalid_status`, `empty_body`, `invalid_json`, `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`, `invalid_credentials`, `mfa_required`, `invalid_otp`, `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `sso_required`, `csrf_failed`, `mfa_required_by_org`, `mfa_enrolment_required`, `not_found`, `sso_not_configured`, `method_not_allowed`, `conflict`, `idempotency_conflict`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `account_locked`, `headers_too_large`, `internal_error`, `upstream_error`, `unavailable`, `storage_full`: Any other error, in the same envelope */
         Error: {
             headers: {
                 [name: string]: unknown;
@@ -2193,6 +2429,8 @@ export interface operations {
                     org_id?: string;
                     /** @description Token lifetime in seconds */
                     expires_in?: number;
+                    /** @description For an account with two-factor sign-in: a 6-digit code from the authenticator app ("123 456" accepted) or an unused recovery code (xxxx-xxxx). Without it such an account is answered 401 mfa_required */
+                    otp?: string;
                 };
             };
         };
@@ -2230,6 +2468,11 @@ export interface operations {
                             };
                             /** @enum {string} */
                             role: "viewer" | "member" | "admin" | "owner";
+                            /**
+                             * @description The org requires two-factor sign-in of this user, who has not set it up: until they do (POST /v1/auth/2fa/setup, then /enable) every other route answers 403 mfa_enrolment_required
+                             * @enum {boolean}
+                             */
+                            mfa_enrolment_required?: true;
                         };
                         error: null;
                     };
@@ -2244,8 +2487,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `invalid_credentials`: No valid credential */
+            /** @description `invalid_credentials`, `mfa_required`, `invalid_otp`: No valid credential */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `sso_required`: Authenticated but not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2359,7 +2611,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `missing_scope`: Authenticated but not allowed */
+            /** @description `missing_scope`, `csrf_failed`: Authenticated but not allowed */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2535,6 +2787,2253 @@ export interface operations {
             };
         };
     };
+    postAuthChangePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    /** @description The new password */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            user: {
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                email: string;
+                            };
+                            ended_sessions: number;
+                            session: {
+                                user: {
+                                    /**
+                                     * @description UUID
+                                     * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                     */
+                                    id: string;
+                                    email: string;
+                                };
+                                org: {
+                                    /**
+                                     * @description UUID
+                                     * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                     */
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @enum {string} */
+                                role: "viewer" | "member" | "admin" | "owner";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                expires_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                absolute_expires_at: string;
+                                /** @description Send it as the X-CSRF-Token header on every write signed in by the session cookie */
+                                csrf_token: string;
+                                /**
+                                 * @description The org requires two-factor sign-in and this user has not enrolled: only enrolment answers until then
+                                 * @enum {boolean}
+                                 */
+                                mfa_enrolment_required?: true;
+                            } | null;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `empty_body`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`, `account_locked`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAuthSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            user: {
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                email: string;
+                            };
+                            org: {
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                name: string;
+                            };
+                            /** @enum {string} */
+                            role: "viewer" | "member" | "admin" | "owner";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            expires_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            absolute_expires_at: string;
+                            /** @description Send it as the X-CSRF-Token header on every write signed in by the session cookie */
+                            csrf_token: string;
+                            /**
+                             * @description The org requires two-factor sign-in and this user has not enrolled: only enrolment answers until then
+                             * @enum {boolean}
+                             */
+                            mfa_enrolment_required?: true;
+                        } | null;
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAuthSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "owner@shop.example",
+                 *       "password": "correct-horse-battery"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    password: string;
+                    /** @description Which org, for users in several; default the oldest membership */
+                    org_id?: string;
+                    /** @description For an account with two-factor sign-in: a 6-digit code from the authenticator app ("123 456" accepted) or an unused recovery code (xxxx-xxxx). Without it such an account is answered 401 mfa_required */
+                    otp?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            user: {
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                email: string;
+                            };
+                            org: {
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                name: string;
+                            };
+                            /** @enum {string} */
+                            role: "viewer" | "member" | "admin" | "owner";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            expires_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            absolute_expires_at: string;
+                            /** @description Send it as the X-CSRF-Token header on every write signed in by the session cookie */
+                            csrf_token: string;
+                            /**
+                             * @description The org requires two-factor sign-in and this user has not enrolled: only enrolment answers until then
+                             * @enum {boolean}
+                             */
+                            mfa_enrolment_required?: true;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `empty_body`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `invalid_credentials`, `mfa_required`, `invalid_otp`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `sso_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`, `account_locked`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAuthSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            revoked: boolean;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`, `csrf_failed`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getManageSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            org_id: string;
+                            /** @description The OpenID provider's issuer URL */
+                            issuer: string;
+                            client_id: string;
+                            /**
+                             * @description The client secret is stored (sealed); it is never returned
+                             * @enum {boolean}
+                             */
+                            client_secret_set: true;
+                            /** @description Sign-ins with an address at these domains go to this provider; JIT members must have one */
+                            email_domains: string[];
+                            /** @description A first SSO sign-in of someone who is not a member adds them at default_role */
+                            jit: boolean;
+                            /** @enum {string} */
+                            default_role: "viewer" | "member" | "admin";
+                            /** @description Members must sign in with SSO; owners keep password sign-in as a break-glass */
+                            required: boolean;
+                            enabled: boolean;
+                            /** @description The redirect URI to register at the provider: MALLARD_PUBLIC_URL + /v1/auth/sso/callback */
+                            callback_url: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            updated_at: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`, `sso_not_configured`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    putManageSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "issuer": "https://login.shop.example",
+                 *       "client_id": "mallard",
+                 *       "client_secret": "from-the-provider",
+                 *       "email_domains": [
+                 *         "shop.example"
+                 *       ],
+                 *       "jit": true,
+                 *       "default_role": "viewer"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description https URL of the issuer; its /.well-known/openid-configuration is read to check it */
+                    issuer: string;
+                    client_id: string;
+                    /** @description Write-only; required when connecting, kept when absent on a later update */
+                    client_secret?: string;
+                    email_domains: string[];
+                    /** @default false */
+                    jit?: boolean;
+                    /**
+                     * @description Role of just-in-time members (default viewer)
+                     * @enum {string}
+                     */
+                    default_role?: "viewer" | "member" | "admin";
+                    /** @default false */
+                    required?: boolean;
+                    /** @default true */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            org_id: string;
+                            /** @description The OpenID provider's issuer URL */
+                            issuer: string;
+                            client_id: string;
+                            /**
+                             * @description The client secret is stored (sealed); it is never returned
+                             * @enum {boolean}
+                             */
+                            client_secret_set: true;
+                            /** @description Sign-ins with an address at these domains go to this provider; JIT members must have one */
+                            email_domains: string[];
+                            /** @description A first SSO sign-in of someone who is not a member adds them at default_role */
+                            jit: boolean;
+                            /** @enum {string} */
+                            default_role: "viewer" | "member" | "admin";
+                            /** @description Members must sign in with SSO; owners keep password sign-in as a break-glass */
+                            required: boolean;
+                            enabled: boolean;
+                            /** @description The redirect URI to register at the provider: MALLARD_PUBLIC_URL + /v1/auth/sso/callback */
+                            callback_url: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            updated_at: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `sso_discovery_failed`, `empty_body`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict`: Conflicts with the current state */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteManageSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            deleted: boolean;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`, `sso_not_configured`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAuthSsoStart: {
+        parameters: {
+            query: {
+                email: string;
+                /** @description Which org, for an address in several */
+                org_id?: string;
+                /** @description Where in the dashboard to land (a path under /app/); default /app/ */
+                return_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A redirect: to the provider, to the dashboard, or to its sign-in screen with `sso_error` (see the Location header) */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_input`, `invalid_uuid`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAuthSsoCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+                iss?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A redirect: to the provider, to the dashboard, or to its sign-in screen with `sso_error` (see the Location header) */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAuth2fa: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Two-factor sign-in is confirmed for this account */
+                            enabled: boolean;
+                            confirmed_at: string | null;
+                            /** @description Unused recovery codes */
+                            recovery_codes_left: number;
+                            /** @description The org's require_2fa policy applies to this account (in the org signed into) */
+                            required: boolean;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAuth2faSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The authenticator secret (base32): shown only here, for typing in by hand */
+                            secret: string;
+                            /** @description otpauth://totp/Mallard:<email>?secret=...&issuer=Mallard: shown only here */
+                            otpauth_url: string;
+                            /** @description The otpauth URL as a QR code (an SVG document) for an authenticator app to scan */
+                            qr_svg: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`, `csrf_failed`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict`: Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAuth2faEnable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A 6-digit code from the authenticator app ("123 456" accepted), or a recovery code (xxxx-xxxx) where the route says so */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            enabled: true;
+                            /** @description Ten one-time recovery codes (xxxx-xxxx), shown only here; each signs in once in place of a code */
+                            recovery_codes: string[];
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `empty_body`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`, `csrf_failed`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict`: Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`, `account_locked`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAuth2faDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                    /** @description A 6-digit code from the authenticator app ("123 456" accepted), or a recovery code (xxxx-xxxx) where the route says so */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            enabled: false;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `empty_body`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`, `csrf_failed`, `mfa_required_by_org`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict`: Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`, `account_locked`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAuth2faRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A 6-digit code from the authenticator app ("123 456" accepted), or a recovery code (xxxx-xxxx) where the route says so */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Ten one-time recovery codes (xxxx-xxxx), shown only here; each signs in once in place of a code */
+                            recovery_codes: string[];
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `empty_body`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `conflict`: Conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`, `account_locked`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postManageMembersByIdReset2fa: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body from the same credential within 24 hours replays the first successful answer (header `Idempotent-Replayed: true`) without doing the work again; another body is 409 `idempotency_conflict`. */
+                "idempotency-key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            id: string;
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            user_id: string;
+                            /**
+                             * @description The member's authenticator and recovery codes are gone; they sign in with their password and enrol again
+                             * @enum {boolean}
+                             */
+                            reset: true;
+                            /** @description Whether the member had two-factor sign-in confirmed */
+                            was_enabled: boolean;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_conflict`: Conflicts with the current state */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getQueryWhoami: {
         parameters: {
             query?: never;
@@ -2591,6 +5090,11 @@ export interface operations {
                             };
                             /** @enum {string} */
                             role?: "viewer" | "member" | "admin" | "owner";
+                            /**
+                             * @description Present for a user the org requires to sign in with two factors who has not enrolled: only enrolment routes answer them until they do (POST /v1/auth/2fa/setup)
+                             * @enum {boolean}
+                             */
+                            mfa_enrolment_required?: true;
                         };
                         error: null;
                     };
@@ -2826,7 +5330,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3046,7 +5550,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3262,7 +5766,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3504,7 +6008,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3729,7 +6233,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -3947,7 +6451,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4163,7 +6667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4409,7 +6913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4641,7 +7145,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -4893,7 +7397,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5121,7 +7625,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5337,7 +7841,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5506,6 +8010,11 @@ export interface operations {
                             org_id: string;
                             duck_facts: boolean;
                             /**
+                             * @description Who must sign in with two factors: 'off', 'admins' (roles admin and owner) or 'everyone'. A covered user without 2FA may only enrol until they do
+                             * @enum {string}
+                             */
+                            require_2fa: "off" | "admins" | "everyone";
+                            /**
                              * Format: date-time
                              * @description ISO 8601, UTC
                              * @example 2026-11-02T12:00:00.000Z
@@ -5546,7 +8055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5666,6 +8175,11 @@ export interface operations {
             content: {
                 "application/json": {
                     duck_facts?: boolean;
+                    /**
+                     * @description Who must sign in with two factors: 'off', 'admins' (roles admin and owner) or 'everyone'. A covered user without 2FA may only enrol until they do
+                     * @enum {string}
+                     */
+                    require_2fa?: "off" | "admins" | "everyone";
                 };
             };
         };
@@ -5690,6 +8204,11 @@ export interface operations {
                              */
                             org_id: string;
                             duck_facts: boolean;
+                            /**
+                             * @description Who must sign in with two factors: 'off', 'admins' (roles admin and owner) or 'everyone'. A covered user without 2FA may only enrol until they do
+                             * @enum {string}
+                             */
+                            require_2fa: "off" | "admins" | "everyone";
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -5731,7 +8250,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -5974,7 +8493,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6148,7 +8667,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6337,7 +8856,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6598,7 +9117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6786,7 +9305,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -6972,7 +9491,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7173,7 +9692,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7362,7 +9881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7549,7 +10068,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7721,7 +10240,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -7981,7 +10500,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -8468,7 +10987,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -8716,7 +11235,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -8949,7 +11468,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9153,7 +11672,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9413,7 +11932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9689,7 +12208,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -9928,7 +12447,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -10131,7 +12650,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -10452,7 +12971,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -10812,7 +13331,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11086,7 +13605,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11324,7 +13843,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11526,7 +14045,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11705,7 +14224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -11921,7 +14440,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12159,7 +14678,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12396,7 +14915,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12612,7 +15131,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -12864,7 +15383,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13129,7 +15648,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13376,7 +15895,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13609,7 +16128,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -13837,7 +16356,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14047,7 +16566,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14263,7 +16782,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14497,7 +17016,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14757,7 +17276,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -14980,7 +17499,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15239,7 +17758,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15506,7 +18025,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15749,7 +18268,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15956,7 +18475,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -16172,7 +18691,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -16384,7 +18903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -16754,7 +19273,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -17602,7 +20121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `forbidden`, `missing_scope`, `insufficient_role`: Authenticated but not allowed */
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
                     /** @description Requests allowed in the current window */
