@@ -7,6 +7,8 @@ import { route, href } from './state/router.ts';
 import { chooseSite, currentSite, loadSites, siteId, sites } from './state/site.ts';
 import { useApi, Empty, ErrorNote, Loading } from './components/async.tsx';
 import { SignIn } from './screens/sign-in.tsx';
+import { MfaEnrolmentScreen } from './screens/settings/two-factor.tsx';
+import { SetPassword } from './screens/set-password.tsx';
 import { Overview } from './screens/overview.tsx';
 import { PageScreen } from './screens/page.tsx';
 import { IssuesScreen } from './screens/issues.tsx';
@@ -93,6 +95,12 @@ function SignedIn() {
 export function App() {
   useEffect(() => { void restoreSession(); }, []);
   useEffect(() => { document.title = session.value ? `Mallard · ${session.value.org.name}` : 'Mallard · Sign in'; }, [session.value]);
+  // Redeeming an invitation works signed in or out (someone may share a browser).
+  if (route.value.path[0] === 'set-password') return <SetPassword />;
+  // The org requires two-factor sign-in of this person, who has none yet: enrolment is all there is.
+  if (session.value?.mfa_enrolment_required) {
+    return <MfaEnrolmentScreen onSignOut={() => { void api.signOut().catch(() => undefined).then(() => endSession('You signed out.')); }} />;
+  }
   if (session.value) return <SignedIn />;
   return restoring.value ? <main id="main"><Loading what="your session" /></main> : <SignIn />;
 }

@@ -111,6 +111,40 @@ describe.skipIf(!chromiumReady)('the dashboard\'s cookie session in Chromium aga
     }
   });
 
+  it('invites a member on the Members screen, who redeems the token on the set-password screen and is signed in', async () => {
+    const admin = await signedIn();
+    const invitee = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      await admin.page.goto(`${server.url}/app/#/settings/members`);
+      await admin.page.fill('#member-email', 'new.member@account.example');
+      await admin.page.selectOption('#member-role', 'viewer');
+      await admin.page.click('form.stack-form button[type=submit]');
+      const token = (await admin.page.locator('.shown-once code').textContent())!.trim();
+      expect(token).toMatch(/^mlt_/);
+      expect(await admin.page.textContent('.screen.settings')).toContain('/app/#/set-password');
+
+      const page = await invitee.newPage();
+      await page.goto(`${server.url}/app/`);
+      await page.click('a[href="#/set-password"]');
+      await page.fill('#invite-token', 'mlt_not-the-token');
+      await page.fill('#set-password', 'invitee-password-1');
+      await page.fill('#set-password-again', 'invitee-password-1');
+      await page.click('button[type=submit]');
+      expect(await page.locator('#set-password-error').textContent()).toContain('not valid');
+      await page.fill('#invite-token', token);
+      await page.click('button[type=submit]');
+      await page.locator('header.top .who').waitFor();
+      expect(await page.textContent('header.top .who')).toContain('new.member@account.example');
+      // The token worked once.
+      const again = await fetch(`${server.url}/v1/auth/set-password`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token, password: 'another-password-1' }) });
+      expect(again.status).toBe(400);
+      expect(admin.errors).toEqual([]);
+    } finally {
+      await admin.context.close();
+      await invitee.close();
+    }
+  });
+
   it('changes the password on the Account screen: the other browser is signed out, this one stays', async () => {
     const laptop = await signedIn();
     const phone = await signedIn();

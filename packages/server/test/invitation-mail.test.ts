@@ -30,6 +30,7 @@ eachDialect('invitations by e-mail', ({ name, skip }) => {
     const text = mimeParts(sent[0].raw)['text/plain'];
     expect(text).toContain(invitation.token);
     expect(text).toContain('https://mallard.example/v1/auth/set-password');
+    expect(text).toContain('https://mallard.example/app/#/set-password');
     expect(text).toContain('Mailed invitations');
     expect(sent[0].raw).toMatch(/^subject: Your invitation to Mailed/im);
 

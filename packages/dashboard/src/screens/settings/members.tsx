@@ -13,14 +13,14 @@ export function MembersSection(_: { site: string | null }) {
   const action = useAction();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('member');
-  const [invite, setInvite] = useState<string | null>(null);
+  const [invite, setInvite] = useState<{ token: string; emailed: boolean } | null>(null);
   const admin = canAdmin.value;
   const add = (e: Event) => {
     e.preventDefault();
     setInvite(null);
     void action.run(async () => {
-      const m = await api.post<Member & { invitation?: { set_password_url: string } }>('/manage/members', { email: email.trim(), role });
-      if (m.invitation) setInvite(m.invitation.set_password_url);
+      const m = await api.post<Member & { invitation?: { token: string; emailed?: boolean } }>('/manage/members', { email: email.trim(), role });
+      if (m.invitation) setInvite({ token: m.invitation.token, emailed: m.invitation.emailed === true });
       setEmail('');
       members.reload();
     }, 'Member added.');
@@ -63,7 +63,13 @@ export function MembersSection(_: { site: string | null }) {
           <button type="submit" class="primary" disabled={action.busy}>Add member</button>
         </form>
       )}
-      {invite && <ShownOnce label="Their invitation link (valid 7 days; send it to them)" value={invite} />}
+      {invite && (
+        <>
+          <ShownOnce label="Their invitation token (valid 7 days, usable once)" value={invite.token} />
+          <p class="small">{invite.emailed ? 'It was also e-mailed to them. ' : 'Send it to them: no e-mail was sent. '}
+            They open <code>{`${location.origin}/app/#/set-password`}</code>, paste it and choose a password.</p>
+        </>
+      )}
       <ActionOutcome action={action} what="change the members" />
     </>
   );
