@@ -264,6 +264,26 @@ eachDialect('single sign-on with OIDC', ({ name }) => {
       expect(await h.store.db.selectFrom('users').select('id').where('email', '=', stranger).execute()).toEqual([]);
     });
 
+    it('an org requiring two factors does not hold an SSO session to enrolling, as it holds a password one', async () => {
+      const org = await h.org('SSO and 2FA');
+      const d = await connected(org);
+      const member = await h.user(org, 'member');
+      const email = `gil@${d}`;
+      await h.store.db.updateTable('users').set({ email }).where('id', '=', member.userId).execute();
+      const policy = await h.app.inject({ method: 'PATCH', url: '/v1/manage/settings', headers: bearer(org.jwt), payload: { require_2fa: 'everyone' } });
+      expect(policy.statusCode, policy.body).toBe(200);
+      const members = (cookie: string) => h.app.inject({ method: 'GET', url: '/v1/manage/members', headers: { cookie } });
+
+      const sso = sessionOf((await signIn(email)).res)!;
+      const viaSso = await members(`${SESSION_COOKIE}=${sso.value}`);
+      expect(viaSso.statusCode, viaSso.body).toBe(200);
+      // The same member by password is held to enrolment: the exemption is the SSO session's alone.
+      const byPassword = await h.app.inject({ method: 'POST', url: '/v1/auth/session', payload: { email, password: member.password }, remoteAddress: ip() }) as unknown as Reply;
+      expect(byPassword.statusCode, byPassword.body).toBe(200);
+      const held = await members(`${SESSION_COOKIE}=${sessionOf(byPassword)!.value}`);
+      expect(held.json().error.code).toBe('mfa_enrolment_required');
+    });
+
     it('sends an address no org has set up back to the sign-in screen', async () => {
       const res = (await start(`nobody@unclaimed-${randomBytes(3).toString('hex')}.example`)).res;
       expect(ssoError(res)).toBe('sso_not_configured');

@@ -149,13 +149,13 @@ export async function authenticateSession(store: Store, secrets: Secrets, token:
     await store.db.updateTable('web_sessions').set({ last_seen_at: now, expires_at: expiresAt })
       .where('id', '=', session.id).execute();
   }
-  const auth = await userAuth(store, session.user_id, session.org_id, { jti: null, expiresAt, sessionId: session.id });
+  const auth = await userAuth(store, session.user_id, session.org_id, { jti: null, expiresAt, sessionId: session.id, sso: session.method === 'sso' });
   if (!auth) throw ended();
   return auth.context;
 }
 
 /** A user's credential in an org, or null when the user is no longer its member. */
-async function userAuth(store: Store, userId: string, orgId: string, credential: { jti: string | null; expiresAt: number; sessionId: string | null }) {
+async function userAuth(store: Store, userId: string, orgId: string, credential: { jti: string | null; expiresAt: number; sessionId: string | null; sso?: boolean }) {
   // Membership and role are read on every request, so a change takes effect at once.
   const member = await store.db.selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
@@ -165,8 +165,10 @@ async function userAuth(store: Store, userId: string, orgId: string, credential:
     .executeTakeFirst();
   const org = member ? await orgWithSettings(store, orgId) : undefined;
   if (!member || !org) return null;
-  // Only a user the org's 2FA policy covers costs a look at their second factor.
-  const mfaEnrolmentRequired = mfaPolicyCovers(require2faOf(org.require_2fa), member.role as Role)
+  // Only a user the org's 2FA policy covers costs a look at their second factor. A session
+  // opened by single sign-on is not asked to enrol: the identity provider's sign-in (and its
+  // MFA) is the proof, and Mallard never asks an SSO sign-in for a code (features/sso).
+  const mfaEnrolmentRequired = !credential.sso && mfaPolicyCovers(require2faOf(org.require_2fa), member.role as Role)
     && !(await store.db.selectFrom('user_mfa').select('user_id').where('user_id', '=', userId).where('confirmed_at', 'is not', null).executeTakeFirst());
   const context: AuthContext = {
     kind: 'jwt',
