@@ -12,10 +12,11 @@ import { RulesSection } from './settings/rules.tsx';
 import { McpSection } from './settings/mcp.tsx';
 import { SsoSection } from './settings/sso.tsx';
 import { AccountSection } from './settings/account.tsx';
+import { TwoFactorSection } from './settings/two-factor.tsx';
 import { NoSuchScreen } from '../components/not-found.tsx';
 
 const TABS = {
-  account: ['Your account', AccountSection],
+  account: ['Your account', AccountSection], 'two-factor': ['Two-factor', TwoFactorSection],
   sites: ['Sites', SitesSection], keys: ['API keys', KeysSection], members: ['Members', MembersSection],
   webhooks: ['Webhooks', WebhooksSection], integrations: ['Integrations', IntegrationsSection],
   sdk: ['SDK config', SdkConfigSection], rules: ['Alert rules', RulesSection], mcp: ['MCP set-up', McpSection], sso: ['Single sign-on', SsoSection],

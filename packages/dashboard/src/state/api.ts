@@ -39,6 +39,8 @@ async function request<T>(method: string, path: string, query: Query, body: unkn
   if (envelope.error) {
     const { code, message, status, details } = envelope.error;
     if (res.status === 401 && session.value) endSession(`You were signed out: ${message} (${code}).`);
+    // The org began requiring two-factor sign-in meanwhile: the app shows the enrolment screen.
+    if (code === 'mfa_enrolment_required' && session.value && !session.value.mfa_enrolment_required) session.value = { ...session.value, mfa_enrolment_required: true };
     throw new ApiError(code, message, status, details);
   }
   return envelope.data as T;
