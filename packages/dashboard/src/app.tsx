@@ -15,6 +15,7 @@ import { IssuesScreen } from './screens/issues.tsx';
 import { IssueScreen } from './screens/issue.tsx';
 import { SessionsScreen } from './screens/sessions.tsx';
 import { JourneysScreen } from './screens/journeys.tsx';
+import { FlowsScreen } from './screens/flows.tsx';
 import { AlertsScreen } from './screens/alerts.tsx';
 import { DeploysScreen } from './screens/deploys.tsx';
 import { SettingsScreen } from './screens/settings.tsx';
@@ -22,11 +23,11 @@ import { NoSuchScreen } from './components/not-found.tsx';
 
 const NAV = [
   ['', 'Overview'], ['issues', 'Issues'], ['alerts', 'Alerts'], ['deploys', 'Deploys'],
-  ['journeys', 'Journeys'], ['sessions', 'Sessions'], ['settings', 'Settings'],
+  ['journeys', 'Journeys'], ['flows', 'Flows'], ['sessions', 'Sessions'], ['settings', 'Settings'],
 ] as const;
 
 /** The first segments of the addresses that have a screen; any other says "No such screen". */
-const SCREENS = new Set(['page', 'issues', 'sessions', 'journeys', 'alerts', 'deploys', 'settings']);
+const SCREENS = new Set(['page', 'issues', 'sessions', 'journeys', 'flows', 'alerts', 'deploys', 'settings']);
 
 function Screen({ site }: { site: string | null }) {
   const { path, query } = route.value;
@@ -40,6 +41,7 @@ function Screen({ site }: { site: string | null }) {
     case 'issues': return second ? <IssueScreen site={site} id={second} /> : <IssuesScreen site={site} query={query} />;
     case 'sessions': return <SessionsScreen site={site} id={second ?? null} />;
     case 'journeys': return <JourneysScreen site={site} query={query} />;
+    case 'flows': return <FlowsScreen site={site} query={query} />;
     case 'alerts': return <AlertsScreen site={site} id={second ?? null} query={query} />;
     case 'deploys': return <DeploysScreen site={site} />;
     default: return <NoSuchScreen what={`screen at #/${path.join('/')}`} />;
