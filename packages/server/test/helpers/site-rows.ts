@@ -21,7 +21,7 @@ const CHILD_TABLES: Record<string, { column: string; parent: string }> = {
  * so its id is never reused; the audit log is the org's record and outlives the site;
  * idempotency keys belong to a credential and expire on their own; the migrator keeps its own.
  */
-const NOT_PURGED = new Set(['mallard_migrations', 'mallard_migrations_lock', 'orgs', 'org_settings', 'users', 'memberships', 'user_tokens', 'revoked_tokens', 'user_mfa', 'user_recovery_codes', 'sites', 'audit_log', 'idempotency_keys']);
+const NOT_PURGED = new Set(['mallard_migrations', 'mallard_migrations_lock', 'orgs', 'org_settings', 'users', 'memberships', 'user_tokens', 'revoked_tokens', 'user_mfa', 'user_recovery_codes', 'web_sessions', 'sso_connections', 'sso_logins', 'sites', 'audit_log', 'idempotency_keys']);
 
 /** Every table of the store's schema that holds a site's rows: by a site_id column, or through a parent. */
 export async function siteTables(store: Store): Promise<string[]> {
