@@ -1,4 +1,5 @@
 import { DAY_MS } from '../domain/time.ts';
+import { matchesPagePattern } from '../domain/page-pattern.ts';
 // Pure: confusion budgets. Consumption is the share of the whole current period (UTC; weeks
 // start on Sunday) that the page spent above its target, walking score history where each
 // row holds until the next one (the last until now).
@@ -48,9 +49,8 @@ export function budgetConsumption(history: readonly { at: number; score: number 
   };
 }
 
-/** `/checkout` exact, `/checkout*` prefix, `*` or empty all pages. */
+/** `/checkout` exact, `/checkout*` prefix, `*` or empty all pages (domain/page-pattern.ts). */
 export function matchesPattern(pattern: string | null | undefined, page: string): boolean {
-  if (!pattern || pattern === '*') return true;
-  if (pattern.endsWith('*')) return page.startsWith(pattern.slice(0, -1));
-  return page === pattern;
+  if (!pattern) return true;
+  return matchesPagePattern(pattern, page);
 }
