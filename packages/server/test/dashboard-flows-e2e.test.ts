@@ -1,5 +1,6 @@
-// The Flows screen in Debian's Chromium against a real server seeded with simulated traffic:
-// each page's next pages and their moves are the API's /query/flows edges grouped by page; a
+// The Flows screen and a revenue alert's breakdown in Debian's Chromium against a real server
+// seeded with simulated traffic (the revenue alert links the pages and issues of its amount).
+// On Flows, each page's next pages and their moves are the API's /query/flows edges grouped by page; a
 // page opens its own view with where people came from; the device filter reaches the API; no
 // console error and nothing wider than a 390 px window. Screenshots go to
 // packages/server/test-output/dashboard/ (git-ignored).
@@ -49,7 +50,7 @@ describe.skipIf(!chromiumReady)('the Flows screen in Chromium against a real ser
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mallard-dashboard-flows-e2e-'));
     mkdirSync(SHOTS, { recursive: true });
-    ({ server, org, token } = await startSeededDashboard(dir, { owner: OWNER, org: 'Flows E2E Org', siteName: 'Acme Shop', siteUrl: 'https://shop.example', days: 2, sessionsPerDay: 120, seed: 'dashboard-flows-e2e' }));
+    ({ server, org, token } = await startSeededDashboard(dir, { owner: OWNER, org: 'Flows E2E Org', siteName: 'Acme Shop', siteUrl: 'https://shop.example', days: 3, sessionsPerDay: 150, seed: 'dashboard-flows-e2e' }));
     browser = await launchChromium();
   }, 180_000);
 
@@ -82,6 +83,31 @@ describe.skipIf(!chromiumReady)('the Flows screen in Chromium against a real ser
       const intoRows = await tab.page.$$eval('section[aria-labelledby=fl-into] tbody th code', (cells) => cells.map((c) => c.textContent));
       expect(intoRows).toEqual(into ? into.steps.map((s) => s.page) : []);
       expect(decodeURIComponent(new URL(tab.page.url()).hash)).toContain(`page=${focus}`);
+      expect(tab.errors).toEqual([]);
+    } finally {
+      await tab.context.close();
+    }
+  });
+
+  it('shows what makes up a revenue alert\'s amount: the pages and issues of /query/revenue, linked', async () => {
+    const get = async (path: string) => ((await (await fetch(`${server.url}/v1${path}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: any }).data;
+    const { alerts } = await get(`/query/alerts?site_id=${org.site_id}&limit=200`);
+    const alert = (alerts as { id: string; trigger_type: string }[]).find((a) => a.trigger_type === 'revenue_threshold');
+    expect(alert, 'the simulated traffic fires its revenue rule').toBeDefined();
+    const revenue = await get(`/query/revenue?site_id=${org.site_id}`);
+    const counted = (revenue.issues as { issue_id: string; page: string; monthly_revenue_at_risk_cents: number | null }[])
+      .filter((i) => (i.monthly_revenue_at_risk_cents ?? 0) > 0).sort((a, b) => b.monthly_revenue_at_risk_cents! - a.monthly_revenue_at_risk_cents!);
+    expect(counted.length).toBeGreaterThan(0);
+    const tab = await signedIn({ width: 1280, height: 720 });
+    try {
+      await tab.page.goto(`${server.url}/app/#/alerts/${alert!.id}`);
+      await tab.page.locator('ul.revenue-issues').waitFor();
+      const issueLinks = await tab.page.$$eval('ul.revenue-issues a', (links) => links.map((a) => a.getAttribute('href')));
+      expect(issueLinks).toEqual(counted.map((i) => `#/issues/${i.issue_id}`));
+      const pageLinks = await tab.page.$$eval('ul.revenue-pages code', (cells) => cells.map((c) => c.textContent));
+      expect(new Set(pageLinks)).toEqual(new Set(counted.map((i) => i.page)));
+      await tab.page.click('ul.revenue-issues a >> nth=0');
+      await tab.page.locator('#is-triage').waitFor();
       expect(tab.errors).toEqual([]);
     } finally {
       await tab.context.close();

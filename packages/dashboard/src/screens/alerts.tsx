@@ -7,7 +7,7 @@ import { canTriage } from '../state/session.ts';
 import type { Alert, AlertDetail, AlertStatus } from '../state/types.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../components/async.tsx';
 import { Badge, Time } from '../components/bits.tsx';
-import { num, words } from '../lib/format.ts';
+import { money, num, words } from '../lib/format.ts';
 
 const TABS: [string, string][] = [['fired', 'Firing'], ['acknowledged', 'Acknowledged'], ['investigating', 'Investigating'], ['resolved', 'Resolved'], ['any', 'All']];
 const MOVES: [Exclude<AlertStatus, 'fired'>, string][] = [['acknowledged', 'Acknowledge'], ['investigating', 'Investigating'], ['resolved', 'Resolve…']];
@@ -40,6 +40,45 @@ function AlertActions({ site, alert, onDone }: { site: string; alert: Alert; onD
   );
 }
 
+interface RevenueIssue { issue_id: string; title: string; page: string; monthly_revenue_at_risk_cents: number | null; confidence: string }
+interface RevenueAtRisk { currency: string; tracking: boolean; message: string | null; total_monthly_revenue_at_risk_cents: number; issues: RevenueIssue[] }
+
+/**
+ * What a revenue alert's amount is made of: the pages and issues whose estimates add up to the
+ * site's revenue at risk (/query/revenue), as they stand now (the alert fired on the amount of
+ * its cycle), largest first.
+ */
+function RevenueBehind({ site }: { site: string }) {
+  const revenue = useApi(() => api.get<RevenueAtRisk>('/query/revenue', { site_id: site }), [site]);
+  return (
+    <section class="card" aria-labelledby="al-revenue">
+      <h2 id="al-revenue">What makes up the amount</h2>
+      <Async load={revenue} what="the revenue at risk">
+        {(r) => {
+          const counted = r.issues.filter((i) => i.monthly_revenue_at_risk_cents !== null && i.monthly_revenue_at_risk_cents > 0)
+            .sort((a, b) => b.monthly_revenue_at_risk_cents! - a.monthly_revenue_at_risk_cents!);
+          if (!r.tracking || counted.length === 0) return <Empty>{r.message ?? 'No issue carries an estimate of revenue at risk now.'}</Empty>;
+          const pages = new Map<string, number>();
+          for (const i of counted) pages.set(i.page, (pages.get(i.page) ?? 0) + i.monthly_revenue_at_risk_cents!);
+          return (
+            <>
+              <p class="muted">Now {money(r.total_monthly_revenue_at_risk_cents, r.currency)} a month at risk, from these issues (estimates as of the latest cycle).</p>
+              <h3>By page</h3>
+              <ul class="plain-list revenue-pages">
+                {[...pages].sort((a, b) => b[1] - a[1]).map(([page, cents]) => <li key={page}><a href={href('page', { path: page })}><code>{page}</code></a> · {money(cents, r.currency)} a month</li>)}
+              </ul>
+              <h3>By issue</h3>
+              <ul class="plain-list revenue-issues">
+                {counted.map((i) => <li key={i.issue_id}><a href={href('issues', i.issue_id)}>{i.title}</a> · {money(i.monthly_revenue_at_risk_cents, r.currency)} a month</li>)}
+              </ul>
+            </>
+          );
+        }}
+      </Async>
+    </section>
+  );
+}
+
 function AlertView({ site, id }: { site: string; id: string }) {
   const alert = useApi(() => api.get<AlertDetail>(`/query/alerts/${id}`, { site_id: site }), [site, id]);
   return (
@@ -52,6 +91,7 @@ function AlertView({ site, id }: { site: string; id: string }) {
           {a.condition_value != null && <p class="muted">Measured {num(a.condition_value, 1)} against a threshold of {num(a.threshold, 1)}.</p>}
           {a.resolved_reason && <p>Resolved because: {a.resolved_reason}</p>}
           <AlertActions site={site} alert={a} onDone={alert.reload} />
+          {a.trigger_type === 'revenue_threshold' && <RevenueBehind site={site} />}
           <section class="card" aria-labelledby="al-timeline">
             <h2 id="al-timeline">Timeline</h2>
             {a.timeline.length === 0 ? <Empty>No entries.</Empty> : (
