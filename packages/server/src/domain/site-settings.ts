@@ -3,20 +3,27 @@
 // way ingest stored it, so a reader asks for the page as it was stored.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
-import { effectiveConfig } from './site-config.ts';
+import { effectiveConfig, loadSignalWeights } from './site-config.ts';
 import { normalizePage, type PageGroup } from './normalize.ts';
 import { invalidInput } from './errors.ts';
+import { weightResolver, type WeightOverrides } from './signals.ts';
 
 export const DEFAULT_CONVERSION_EVENTS = ['subscription_started', 'checkout_completed', 'purchase_completed'] as const;
 
-export interface IngestSettings { pageGroups: PageGroup[]; conversionEvents: ReadonlySet<string> }
+export interface IngestSettings {
+  pageGroups: PageGroup[];
+  conversionEvents: ReadonlySet<string>;
+  /** A signal type's weight as scoring resolves it (the production config's signal_weights): the session's friction weight. */
+  signalWeight: (type: string) => number;
+}
 
 interface StoredConfig {
   page_groups?: { match: string; page: string }[];
   revenue_config?: { conversion_events?: string[] };
+  signal_weights?: WeightOverrides | null;
 }
 
-export function ingestSettingsFrom(config: StoredConfig | null): IngestSettings {
+export function ingestSettingsFrom(config: StoredConfig | null, weights: WeightOverrides = config?.signal_weights ?? {}): IngestSettings {
   const pageGroups: PageGroup[] = [];
   for (const group of config?.page_groups ?? []) {
     try {
@@ -26,11 +33,14 @@ export function ingestSettingsFrom(config: StoredConfig | null): IngestSettings 
     }
   }
   const events = config?.revenue_config?.conversion_events;
-  return { pageGroups, conversionEvents: new Set(events?.length ? events : DEFAULT_CONVERSION_EVENTS) };
+  return { pageGroups, conversionEvents: new Set(events?.length ? events : DEFAULT_CONVERSION_EVENTS), signalWeight: weightResolver(weights) };
 }
 
 export async function loadIngestSettings(db: Kysely<Database>, siteId: string, environment: string): Promise<IngestSettings> {
-  return ingestSettingsFrom((await effectiveConfig(db, siteId, environment)).config);
+  const { config } = await effectiveConfig(db, siteId, environment);
+  // Weights are the site's own (production's), whatever the batch's environment, as scoring reads them.
+  const weights = environment === 'production' ? config.signal_weights ?? {} : await loadSignalWeights(db, siteId);
+  return ingestSettingsFrom(config, weights);
 }
 
 /** A page path as a reader gives it, normalized with the site's production page groups. */

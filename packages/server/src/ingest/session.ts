@@ -3,6 +3,7 @@ import Bowser from 'bowser';
 import type { Selectable } from 'kysely';
 import type { SessionsTable } from '../store/tables.ts';
 import type { PreparedEvent } from './prepare.ts';
+import { weightResolver } from '../domain/signals.ts';
 
 export type SessionRow = Selectable<SessionsTable>;
 
@@ -18,7 +19,11 @@ export interface BatchMeta {
   viewportWidth: number | null;
   appVersion: string | null;
   conversionEvents: ReadonlySet<string>;
+  /** A signal type's weight for the session's friction weight; absent: the registry's (domain/signals.ts). */
+  signalWeight?: (type: string) => number;
 }
+
+const registryWeight = weightResolver();
 
 export function viewportBucket(width: number | null): string | null {
   if (width === null || width <= 0) return null;
@@ -48,6 +53,7 @@ export function mergeSession(existing: SessionRow, fresh: readonly PreparedEvent
   // Pageviews from before everything stored so far (a batch that arrived late, e.g. an SDK
   // retry after a later batch got through) go in front, and the first of them is the entry.
   const known = existing.event_count > 0;
+  const weight = meta.signalWeight ?? registryWeight;
   const earlier: string[] = [];
   // A new session's times come from its own events, not from the row stub.
   if (!known && ordered.length > 0) next.first_seen_at = next.last_seen_at = ordered[0].occurredAt;
@@ -68,6 +74,8 @@ export function mergeSession(existing: SessionRow, fresh: readonly PreparedEvent
     } else if (event.type === 'signal') {
       next.signal_count++;
       counts[event.signalType!] = (counts[event.signalType!] ?? 0) + 1;
+      // sum(weight x cf), kept on the row so the sessions search sorts by a column (migration 0018).
+      next.friction_weight += weight(event.signalType!) * (event.signal?.confidence ?? 1);
     } else if (event.type === 'track' && meta.conversionEvents.has(event.name!)) {
       next.converted = 1;
     } else if (event.type === 'identify') {

@@ -139,6 +139,7 @@ export function prepare(incoming: IncomingBatch, site: IngestSite, siteSettings:
     viewportWidth: batch.meta?.viewport_w ?? null,
     appVersion: batch.meta?.app_version ?? null,
     conversionEvents: siteSettings.conversionEvents,
+    signalWeight: siteSettings.signalWeight,
   };
   return ok({ pending: { meta, events, now }, rejections, sent: batch.events.length });
 }

@@ -18,6 +18,8 @@ import * as siteRetention from './migrations/0014-site-retention.ts';
 import * as webSessions from './migrations/0015-web-sessions.ts';
 import * as twoFactor from './migrations/0016-two-factor.ts';
 import * as sso from './migrations/0017-sso.ts';
+import * as sessionFriction from './migrations/0018-session-friction.ts';
+import * as funnels from './migrations/0019-funnels.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -37,6 +39,8 @@ const migrations: Record<string, Migration> = {
   '0015-web-sessions': webSessions,
   '0016-two-factor': twoFactor,
   '0017-sso': sso,
+  '0018-session-friction': sessionFriction,
+  '0019-funnels': funnels,
 };
 
 /** Every migration this build knows, oldest first: a backup made by a newer build names others. */

@@ -71,6 +71,8 @@ export interface SessionsTable {
   signal_count: number; signal_counts: Json; device_type: string | null; browser: string | null;
   os: string | null; viewport_bucket: string | null; app_version: string | null;
   referrer_host: string | null; converted: Flag;
+  /** sum(weight x cf) of the session's signals, kept by ingest (migration 0018, ingest/session.ts). */
+  friction_weight: Defaulted<number>;
 }
 export interface EventsTable {
   id: string; site_id: string; sid: string; visitor_id: string | null; type: string; page: string;
@@ -210,6 +212,12 @@ export interface PipelineStateTable { site_id: string; issues_counted_until: Ms 
 export interface AlertRuleStateTable { rule_id: string; page: string; last_value: number; updated_at: Ms }
 export interface AlertCooldownsTable { rule_id: string; page: string; until: Ms; alert_id: string }
 
+/** A saved funnel (0019): steps a JSON array of page patterns and event names; created_by the actor's label. */
+export interface FunnelsTable {
+  id: string; site_id: string; name: string; steps: Json; window_minutes: number; created_by: string | null;
+  created_at: Ms; updated_at: Ms;
+}
+
 export interface DeliveryAttemptsTable {
   id: string; site_id: string; delivery_id: string; attempt: number; status_code: number | null;
   latency_ms: number; error: string | null; created_at: Ms;
@@ -258,6 +266,7 @@ export interface Database {
   alert_rule_state: AlertRuleStateTable;
   alert_cooldowns: AlertCooldownsTable;
   delivery_attempts: DeliveryAttemptsTable;
+  funnels: FunnelsTable;
 }
 
 export type Org = Selectable<OrgsTable>;

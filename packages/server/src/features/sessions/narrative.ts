@@ -129,3 +129,30 @@ export function buildNarrative(session: NarrativeSession, events: readonly Narra
   sentences.push(`Left from ${events[events.length - 1].page} after ${formatDuration(end - start)}, ${outcome}.`);
   return sentences.join(' ');
 }
+
+export interface SummarySession {
+  pages: readonly string[];
+  page_count: number;
+  entry_page: string | null;
+  exit_page: string | null;
+  duration_ms: number;
+  signal_count: number;
+  converted: boolean;
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/**
+ * The session in one line, for lists (the sessions search): its path and length, its heaviest
+ * friction moment in the narrative's words (`worst`: the signal with the most weight x cf,
+ * chosen by the caller), and how it ended. Like the narrative, it never guesses why.
+ */
+export function summarizeSession(session: SummarySession, worst: NarrativeEvent | null): string {
+  const entry = session.entry_page ?? session.pages[0] ?? 'an unknown page';
+  const exit = session.exit_page ?? entry;
+  const path = session.page_count <= 1 && entry === exit ? `1 page (${entry})` : `${plural(session.page_count, 'page')} from ${entry} to ${exit}`;
+  const friction = worst
+    ? `on ${worst.page} the user ${describeSignal(worst)}${session.signal_count > 1 ? ` (${plural(session.signal_count - 1, 'more signal')})` : ''}`
+    : 'no friction signals';
+  return `${path} in ${formatDuration(session.duration_ms)}; ${friction}; ${session.converted ? 'converted' : 'did not convert'}.`;
+}

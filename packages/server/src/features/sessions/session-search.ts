@@ -1,0 +1,161 @@
+// GET /v1/query/sessions: a site's sessions in a window, filtered and sorted, a page at a time,
+// each with a one-line summary from the narrative.
+//
+// Cost is bounded by the window and the page, never by the site's history (migration 0018):
+// the window (default the last 7 days, at most 90) is a range of sessions_site_started or of
+// sessions_site_friction, whose friction_weight ingest keeps on the row, so the default order
+// (friction) walks an index from the top and stops after offset + limit rows. Filters on what
+// the row holds (device, browser, converted, min_friction) are column tests; filters on what
+// happened in the session are EXISTS probes of one session's rows through an index: pages by the
+// pageview index (events_site_sid_pageviews), signal types and issues by signals_site_sid. The
+// summaries read the signals of the returned sessions only (at most `limit` sessions).
+import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { iso } from '../../clock.ts';
+import type { ServiceContext } from '../../domain/context.ts';
+import { cachedRead } from '../../domain/cached-read.ts';
+import { AppError } from '../../domain/errors.ts';
+import { checkPagePattern, hasWildcard, likePattern } from '../../domain/page-pattern.ts';
+import { readWindow } from '../../domain/read-window.ts';
+import { weightResolver } from '../../domain/signals.ts';
+import { loadSignalWeights } from '../../domain/site-config.ts';
+import { pageParam } from '../../domain/site-settings.ts';
+import { resolveSite } from '../../domain/tenancy.ts';
+import { DAY_MS } from '../../domain/time.ts';
+import { padInList } from '../../store/in-list.ts';
+import type { Database } from '../../store/tables.ts';
+import { summarizeSession, type NarrativeEvent } from './narrative.ts';
+import { SESSIONS_DEFAULT_DAYS, type SessionsSearchQuery } from './schemas.ts';
+
+type SessionQuery = SelectQueryBuilder<Database, 'sessions', object>;
+
+/** What the search matches a page against: a stored page exactly, or a pattern with `*`. */
+type PageMatch = { exact: string } | { pattern: string };
+
+/** The issue a search is narrowed to: its signals are of its type, on its element and page. */
+interface IssueKey { type: string; element_selector: string; page: string }
+
+const round1 = (v: number) => Math.round(v * 10) / 10;
+
+async function pageMatchOf(db: Kysely<Database>, siteId: string, value: string): Promise<PageMatch> {
+  // Without a wildcard the page is normalized as ingest stored it (ids grouped, the site's page groups).
+  if (!hasWildcard(value)) return { exact: await pageParam(db, siteId, value) };
+  return { pattern: checkPagePattern(value, 'page') };
+}
+
+/**
+ * A pattern as SQL on the pageview's page, matched case and all on both dialects: LIKE on
+ * PostgreSQL; GLOB on SQLite, whose LIKE ignores ASCII case (literal parts bracketed: `[*]`).
+ */
+function pageCondition(db: Kysely<Database>, match: PageMatch) {
+  if ('exact' in match) return sql<boolean>`events.page = ${match.exact}`;
+  if (db.getExecutor().adapter instanceof PostgresAdapter) return sql<boolean>`events.page like ${likePattern(match.pattern)} escape '\\'`;
+  const glob = match.pattern.split('*').map((part) => part.replace(/[[*?]/g, (c) => `[${c}]`)).join('*');
+  return sql<boolean>`events.page glob ${glob}`;
+}
+
+function filtered(db: Kysely<Database>, query: SessionQuery, input: SessionsSearchQuery, page: PageMatch | null, issue: IssueKey | null): SessionQuery {
+  let q = query;
+  if (input.device) q = q.where('device_type', '=', input.device);
+  if (input.browser) q = q.where(sql`lower(browser)`, '=', input.browser.toLowerCase());
+  if (input.converted !== undefined) q = q.where('converted', '=', input.converted ? 1 : 0);
+  // No clips are recorded yet (DESIGN.md, "Clips"): no session has one.
+  if (input.has_clips === true) q = q.where(sql<boolean>`1 = 0`);
+  if (input.min_friction !== undefined) q = q.where('friction_weight', '>=', input.min_friction);
+  const signalsOfSession = (eb: ExpressionBuilder<Database, 'sessions'>) => eb.selectFrom('signals').select(sql`1`.as('one'))
+    .whereRef('signals.site_id', '=', 'sessions.site_id').whereRef('signals.sid', '=', 'sessions.sid');
+  if (input.signal_type) {
+    const type = input.signal_type;
+    q = q.where((eb) => eb.exists(signalsOfSession(eb).where('signals.signal_type', '=', type)));
+  }
+  if (issue) {
+    q = q.where((eb) => eb.exists(signalsOfSession(eb).where('signals.signal_type', '=', issue.type)
+      .where('signals.element', '=', issue.element_selector).where('signals.page', '=', issue.page)));
+  }
+  if (page) {
+    // A literal `type = 'pageview'`, so both planners can use the partial pageview index.
+    q = q.where((eb) => eb.exists(eb.selectFrom('events').select(sql`1`.as('one'))
+      .whereRef('events.site_id', '=', 'sessions.site_id').whereRef('events.sid', '=', 'sessions.sid')
+      .where(sql<boolean>`events.type = 'pageview'`).where(pageCondition(db, page))));
+  }
+  return q;
+}
+
+function sorted<O>(query: SelectQueryBuilder<Database, 'sessions', O>, sort: SessionsSearchQuery['sort']) {
+  switch (sort) {
+    case 'start': return query.orderBy('first_seen_at', 'desc').orderBy('sid');
+    case 'duration': return query.orderBy(sql`last_seen_at - first_seen_at`, 'desc').orderBy('first_seen_at', 'desc').orderBy('sid');
+    default: return query.orderBy('friction_weight', 'desc').orderBy('first_seen_at', 'desc').orderBy('sid');
+  }
+}
+
+/** Each session's heaviest signal (weight x cf; the earliest of equals), with its event's props for the narrative's words. */
+async function worstSignals(db: Kysely<Database>, siteId: string, sids: string[]): Promise<Map<string, NarrativeEvent>> {
+  if (sids.length === 0) return new Map();
+  const [rows, overrides] = await Promise.all([
+    db.selectFrom('signals').innerJoin('events', 'events.id', 'signals.event_id')
+      .select(['signals.sid', 'signals.signal_type', 'signals.page', 'signals.element', 'signals.label', 'signals.confidence', 'signals.occurred_at', 'signals.id', 'events.props'])
+      .where('signals.site_id', '=', siteId).where('signals.sid', 'in', padInList(sids)).execute(),
+    loadSignalWeights(db, siteId),
+  ]);
+  const weight = weightResolver(overrides);
+  const best = new Map<string, { score: number; row: (typeof rows)[number] }>();
+  for (const row of rows) {
+    const score = weight(row.signal_type) * row.confidence;
+    const held = best.get(row.sid);
+    if (!held || score > held.score || (score === held.score && (row.occurred_at < held.row.occurred_at || (row.occurred_at === held.row.occurred_at && row.id < held.row.id)))) {
+      best.set(row.sid, { score, row });
+    }
+  }
+  return new Map([...best].map(([sid, { row }]) => [sid, {
+    type: 'signal', page: row.page, occurred_at: row.occurred_at, name: null, signal_type: row.signal_type,
+    element: row.element || null, label: row.label, props: row.props ? (JSON.parse(row.props) as Record<string, unknown>) : null,
+  }]));
+}
+
+export async function searchSessions({ ctx, input }: { ctx: ServiceContext; input: SessionsSearchQuery }) {
+  const site = await resolveSite(ctx, input.site_id);
+  const window = readWindow(input, ctx.now, SESSIONS_DEFAULT_DAYS * DAY_MS);
+  const from = window.from!;
+  const to = window.to;
+  const page = input.page === undefined ? null : await pageMatchOf(ctx.db, site.id, input.page);
+  let issue: IssueKey | null = null;
+  if (input.issue_id !== undefined) {
+    const found = await ctx.db.selectFrom('ux_issues').select(['type', 'element_selector', 'page'])
+      .where('site_id', '=', site.id).where('id', '=', input.issue_id.toLowerCase()).executeTakeFirst();
+    if (!found) throw new AppError('not_found', 'Issue not found');
+    issue = found;
+  }
+  const { offset = 0, limit = 50 } = input;
+  return cachedRead(ctx, ['sessions-search', site.id, from, to, page, issue, input], async () => {
+    let base = ctx.db.selectFrom('sessions').where('site_id', '=', site.id).where('first_seen_at', '>=', from);
+    if (to !== null) base = base.where('first_seen_at', '<', to);
+    const query = filtered(ctx.db, base, input, page, issue);
+    const [rows, count] = await Promise.all([
+      sorted(query.select(['sid', 'first_seen_at', 'last_seen_at', 'pages', 'page_count', 'entry_page', 'exit_page', 'signal_count', 'signal_counts',
+        'friction_weight', 'converted', 'device_type', 'browser']), input.sort).limit(limit).offset(offset).execute(),
+      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    const worst = await worstSignals(ctx.db, site.id, rows.filter((r) => r.signal_count > 0).map((r) => r.sid));
+    const sessions = rows.map((r) => {
+      const pages = JSON.parse(r.pages) as string[];
+      const duration = r.last_seen_at - r.first_seen_at;
+      const converted = r.converted === 1;
+      return {
+        session_id: r.sid,
+        started_at: iso(r.first_seen_at),
+        ended_at: iso(r.last_seen_at),
+        duration_ms: duration,
+        pages,
+        page_count: r.page_count,
+        signals: JSON.parse(r.signal_counts) as Record<string, number>,
+        signal_count: r.signal_count,
+        friction_weight: round1(r.friction_weight),
+        converted,
+        device: r.device_type,
+        browser: r.browser,
+        summary: summarizeSession({ pages, page_count: r.page_count, entry_page: r.entry_page, exit_page: r.exit_page, duration_ms: duration, signal_count: r.signal_count, converted }, worst.get(r.sid) ?? null),
+      };
+    });
+    return { sessions, total: Number(count.n), offset, limit, window_from: iso(from), window_to: iso(to ?? ctx.now) };
+  });
+}
