@@ -41,7 +41,7 @@ export async function resolveSite(ctx: TenantContext, siteId: string | undefined
 }
 
 /** Tables whose rows belong to one site and are named by their own `id`. */
-export type SiteOwnedTable = 'webhooks' | 'integrations' | 'alerts' | 'alert_rules' | 'ux_issues' | 'deploys' | 'annotations';
+export type SiteOwnedTable = 'webhooks' | 'integrations' | 'alerts' | 'alert_rules' | 'ux_issues' | 'deploys' | 'annotations' | 'funnels';
 
 /**
  * The row with this id if the credential may see it: its site is live, in the caller's org,

@@ -19,6 +19,7 @@ import { revenueRoutes } from './revenue/routes.ts';
 import { publicSdkConfigRoutes, sdkConfigRoutes } from './sdk-config/routes.ts';
 import { heatmapRoutes } from './heatmaps/routes.ts';
 import { journeyRoutes } from './journeys/routes.ts';
+import { funnelRoutes } from './funnels/routes.ts';
 import { rawRoutes } from './raw/routes.ts';
 import { sessionRoutes } from './sessions/routes.ts';
 import { funRoutes } from './fun/routes.ts';
@@ -39,7 +40,7 @@ export async function registerFeatures(app: App) {
   await app.register(async (v1: App) => {
     for (const routes of [
       funRoutes, authRoutes, ssoRoutes, twoFactorRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes, auditLogRoutes, privacyRoutes,
-      sessionRoutes, heatmapRoutes, journeyRoutes, rawRoutes,
+      sessionRoutes, heatmapRoutes, journeyRoutes, funnelRoutes, rawRoutes,
       scoreRoutes, deployRoutes, annotationRoutes,
       issueRoutes, revenueRoutes, sdkConfigRoutes,
       alertRuleRoutes, alertRoutes, webhookRoutes, integrationRoutes, ticketRoutes, mcpContextRoutes,

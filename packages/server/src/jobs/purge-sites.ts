@@ -8,7 +8,7 @@ import { dropRollupRows } from '../store/element-rollup.ts';
 const SITE_TABLES = [
   'signals', 'events', 'sessions', 'score_history', 'page_scores', 'ux_issues', 'alerts', 'alert_rules',
   'deploys', 'annotations', 'webhook_deliveries', 'webhooks', 'integrations', 'sdk_configs', 'outbox',
-  'site_score_history', 'delivery_attempts',
+  'site_score_history', 'delivery_attempts', 'funnels',
 ] as const;
 
 // A site deletion starts a purge and the hourly maintenance runs one: in one process they take

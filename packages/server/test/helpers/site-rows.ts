@@ -60,7 +60,7 @@ let seeds = 0;
 /**
  * One set of a site's rows in every site table: a session with a pageview and a signal (and its element rollup row), scores
  * and history, an issue with evidence, activity and a verification, a rule with its state and
- * cooldown and an alert with its timeline, a deploy, an annotation, a webhook with a delivery
+ * cooldown and an alert with its timeline, a deploy, an annotation, a saved funnel, a webhook with a delivery
  * and an attempt, an integration, an SDK config, an outbox entry, a site-scoped key and the
  * pipeline's claim and state. Call it again for more rows (the claim and state are one per site).
  */
@@ -138,6 +138,7 @@ export async function seedSiteRows(store: Store, orgId: string, siteId: string, 
   await db.insertInto('alert_cooldowns').values({ rule_id: ruleId, page: '/', until: now + 1, alert_id: alertId }).execute();
 
   await db.insertInto('annotations').values({ id: id(), site_id: siteId, page: null, message: 'release', author: null, created_at: now }).execute();
+  await db.insertInto('funnels').values({ id: id(), site_id: siteId, name: 'Checkout', steps: '["/cart","/checkout"]', window_minutes: 60, created_by: null, created_at: now, updated_at: now }).execute();
   const webhookId = id();
   await db.insertInto('webhooks').values({
     id: webhookId, site_id: siteId, url: 'https://hooks.example/x', events: '["alert.fired"]', secret_enc: 'sealed', enabled: 1,

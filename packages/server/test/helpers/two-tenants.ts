@@ -1,6 +1,6 @@
 // Two tenants for the route security test. Org A holds one record of every kind a route can
 // name (a second site, an issue, an alert, a rule, a webhook and a delivery, an integration, a
-// deploy, a member, a key, a session), users at every role and keys of every type and single
+// deploy, a saved funnel, a member, a key, a session), users at every role and keys of every type and single
 // scope. Org B holds only credentials: a site-scoped key, an org-scoped key and its owner.
 // Everything is made through the API and the pipeline, as a customer's data would be.
 import { expect } from 'vitest';
@@ -89,6 +89,7 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
   // Tickets need a tracker; nothing answers at its API address, so a ticket is an upstream_error.
   await call(h, jwt, 'POST', '/v1/manage/integrations', { site_id: org.site_id, provider: 'github', config: { token: `a-token-${t}`, repo: `a-${t}/repo` } });
   const deploy = await call(h, jwt, 'POST', `/v1/manage/deploys?site_id=${org.site_id}`, { version: `a-${t}` });
+  const funnel = await call(h, jwt, 'POST', '/v1/manage/funnels', { site_id: org.site_id, name: `A funnel ${t}`, steps: ['/cart', '/checkout'] });
   // An SSO connection (stored as PUT /v1/manage/sso stores it; no provider answers discovery here).
   await seedSsoConnection(h, org.org_id, `https://a-idp-${t}.example`, `a-sso-secret-${t}`, `a-sso-${t}.example`);
 
@@ -108,7 +109,7 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
   const ids: Record<string, string> = {
     org: org.org_id, site: org.site_id, user: org.user_id, session: visits[0].sid, visitor: visits[0].vid,
     issue: issues.issues[0].id, alert: alerts.alerts[0].id, rule: rule.id, webhook: webhook.id, delivery: delivery.id,
-    integration: integration.id, deploy: deploy.id, member: victim.membershipId, key: victimKey.id,
+    integration: integration.id, deploy: deploy.id, member: victim.membershipId, key: victimKey.id, funnel: funnel.id,
   };
 
   const members = (await call(h, jwt, 'GET', '/v1/manage/members')).members as { id: string; user_id: string; email: string }[];
@@ -121,7 +122,7 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
     ...members.flatMap((m) => [m.id, m.user_id, m.email]),
     ...keys.flatMap((k) => [k.id, k.key_hint, ...(k.name ? [k.name] : [])]),
     org.keys.secret, org.keys.mcp, org.keys.publishable, orgKey.key, victimKey.key, ...singleScope.map((k) => k.key),
-    rule.name, webhookUrl, `a-${t}`, `a-routing-${t}`, `a-token-${t}`,
+    rule.name, funnel.name, webhookUrl, `a-${t}`, `a-routing-${t}`, `a-token-${t}`,
     `https://a-idp-${t}.example`, `a-sso-secret-${t}`, `a-sso-${t}.example`,
   ];
 
