@@ -217,7 +217,8 @@ eachDialect('duck facts on errors', ({ name, skip }) => {
 
     const on = await h.app.inject({ method: 'PATCH', url: '/v1/manage/settings', headers: bearer(jwt), payload: { duck_facts: true } });
     expect(on.statusCode).toBe(200);
-    expect(on.json()).toEqual({ data: { org_id: org.org_id, duck_facts: true, updated_at: new Date(h.clock.now()).toISOString() }, error: null });
+    // require_2fa is untouched by a PATCH that does not name it.
+    expect(on.json()).toEqual({ data: { org_id: org.org_id, duck_facts: true, require_2fa: 'off', updated_at: new Date(h.clock.now()).toISOString() }, error: null });
     const after = await auditRows(h.store, org.org_id);
     expect(after.length - before.length).toBe(1);
     expect(after.at(-1)).toMatchObject({ action: 'settings.updated', actor_type: 'user', actor_id: org.user_id, target_id: org.org_id });
