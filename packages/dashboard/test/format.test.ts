@@ -2,7 +2,7 @@
 // the SDK snippet, and the issues list's filters as the API's parameters.
 import { describe, expect, it } from 'vitest';
 import { installSnippet, money, moneyPerMonth, priorityLabel, spanLength } from '../src/lib/format.ts';
-import { issueListQuery } from '../src/lib/issue-query.ts';
+import { issueListQuery, patchEach } from '../src/lib/issue-query.ts';
 
 describe('money', () => {
   it('turns cents into whole currency units', () => {
@@ -50,7 +50,7 @@ describe('labels', () => {
 
 describe('the issues list query', () => {
   it('asks for every unresolved status by default, in the server\'s order', () => {
-    expect(issueListQuery({ status: 'attention' })).toEqual({ attention: true, status: undefined, severity: undefined, page: undefined, type: undefined, sort: undefined });
+    expect(issueListQuery({ status: 'attention' })).toEqual({ attention: true, status: undefined, severity: undefined, page: undefined, type: undefined, sort: undefined, q: undefined, assigned_to: undefined });
     expect(issueListQuery({ status: 'attention', sort: 'priority' }).sort).toBeUndefined();
   });
 
@@ -61,7 +61,25 @@ describe('the issues list query', () => {
 
   it('sends the filters and the sort to the server', () => {
     expect(issueListQuery({ status: 'attention', severity: 'high', page: '/checkout', type: 'rage_click', sort: 'revenue' }))
-      .toEqual({ attention: true, status: undefined, severity: 'high', page: '/checkout', type: 'rage_click', sort: 'revenue' });
+      .toEqual({ attention: true, status: undefined, severity: 'high', page: '/checkout', type: 'rage_click', sort: 'revenue', q: undefined, assigned_to: undefined });
     expect(issueListQuery({ status: 'attention', sort: 'bogus' }).sort).toBeUndefined();
+  });
+
+  it('sends a trimmed search and the assignee, and nothing for empty ones', () => {
+    expect(issueListQuery({ status: 'any', q: '  pay button ', assigned_to: 'dana@shop.example' })).toMatchObject({ q: 'pay button', assigned_to: 'dana@shop.example' });
+    expect(issueListQuery({ status: 'any', q: '   ', assigned_to: '' })).toMatchObject({ q: undefined, assigned_to: undefined });
+  });
+});
+
+describe('bulk changes', () => {
+  it('patches every selected issue and reports which failed, in order', async () => {
+    const calls: string[] = [];
+    const result = await patchEach(['a', 'b', 'c'], async (id) => {
+      calls.push(id);
+      if (id === 'b') throw new Error('refused');
+    });
+    expect(calls).toEqual(['a', 'b', 'c']);
+    expect(result.done).toEqual(['a', 'c']);
+    expect(result.failed.map((f) => f.id)).toEqual(['b']);
   });
 });

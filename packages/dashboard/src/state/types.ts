@@ -41,6 +41,8 @@ export interface Issue {
   revenue_at_risk_cents: number | null;
   /** What to fix first, 0-100, and the words that explain it (the list's default order). */
   priority: number; priority_reason: string;
+  /** Signals a day over the 14 days to the latest cycle, oldest first (list rows). */
+  daily_counts?: number[];
 }
 export interface IssueDetail extends Issue {
   evidence: { signal_id: string; session_id: string; occurred_at: string; label: string | null; confidence: number; rx?: number; ry?: number }[];
