@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../src/auth/session-tokens.ts';
+import { Secrets } from '../src/auth/secrets.ts';
 import { auditRows, bearer, eachDialect, useHarness, type Org } from './helpers/harness.ts';
 import { guardViolations, installLoopbackGuard, tableResolver } from './helpers/delivery-kit.ts';
 import { IDP_CLIENT_ID, IDP_CLIENT_SECRET, loginAtProvider, startProvider, type TestProvider } from './helpers/oidc-provider.ts';
@@ -104,6 +105,12 @@ eachDialect('single sign-on with OIDC', ({ name }) => {
       expect(JSON.parse(audit[0].details!)).toMatchObject({ created: true, issuer: idp.issuer, secret_changed: true, email_domains: [d] });
       expect(JSON.parse(audit[1].details!)).toMatchObject({ created: false, secret_changed: false, required: true });
       for (const a of audit) expect(a.details).not.toContain(IDP_CLIENT_SECRET);
+
+      // A stored secret this server cannot open (sealed under another MALLARD_SECRET) must be given again, not a 500.
+      await h.store.db.updateTable('sso_connections').set({ client_secret: new Secrets('another-secret-another-secret-0123456789').encrypt('x') }).where('org_id', '=', org.org_id).execute();
+      const unreadable = await connect(org, { issuer: idp.issuer, client_id: IDP_CLIENT_ID, email_domains: [d] });
+      expect(unreadable.statusCode).toBe(400);
+      expect(unreadable.json().error).toMatchObject({ code: 'invalid_input', details: { field: 'client_secret' } });
 
       const deleted = await h.app.inject({ method: 'DELETE', url: '/v1/manage/sso', headers: bearer(org.jwt) });
       expect(deleted.json().data).toEqual({ id: org.org_id, deleted: true });
@@ -226,7 +233,7 @@ eachDialect('single sign-on with OIDC', ({ name }) => {
 
       const failed = (await auditRows(h.store, org.org_id, 'auth.sso_login_failed')).map((r) => JSON.parse(r.details!));
       expect(failed.map((f) => f.reason)).toEqual(['sso_token_invalid', 'sso_email_unverified', 'sso_email_missing']);
-      expect(failed[0]).toMatchObject({ issuer: idp.issuer });
+      expect(failed[0]).toMatchObject({ issuer: idp.issuer, started_as: email, detail: expect.stringContaining('nonce') });
       expect(await auditRows(h.store, org.org_id, 'auth.sso_login')).toEqual([]);
     });
 

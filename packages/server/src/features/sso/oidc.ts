@@ -90,7 +90,14 @@ export function issuerFailure(err: unknown): string {
   if (err instanceof IssuerUnreachable) return err.message;
   const e = err as { code?: string; message?: string; cause?: unknown };
   if (e?.cause instanceof IssuerUnreachable) return e.cause.message;
-  if (typeof e?.code === 'string' && e.code.startsWith('OAUTH_')) return e.code.toLowerCase();
+  // openid-client's own errors say what was wrong (an issuer that does not match, a claim value)
+  // and carry no secret: the code and its message, cut short.
+  if (typeof e?.code === 'string' && e.code.startsWith('OAUTH_')) {
+    // openid-client wraps oauth4webapi's error, whose message names the claim ("nonce", "iss").
+    let inner: { message?: string; cause?: unknown } = e;
+    for (let depth = 0; depth < 3 && inner.cause instanceof Error; depth++) inner = inner.cause;
+    return `${e.code.toLowerCase()}: ${String(inner.message ?? e.message ?? '')}`.slice(0, 200);
+  }
   return 'the issuer answered with something other than valid OpenID Connect metadata';
 }
 

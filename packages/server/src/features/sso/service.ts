@@ -75,7 +75,15 @@ export async function putConnection({ ctx, input, secrets, policy, config }: {
   const domains = [...new Set(input.email_domains.map((d) => d.toLowerCase()))];
   const existing = await ctx.db.selectFrom('sso_connections').selectAll().where('org_id', '=', orgId).executeTakeFirst();
   if (!existing && input.client_secret === undefined) throw invalidInput('client_secret', 'is required when connecting a provider');
-  const clientSecret = input.client_secret ?? secrets.decrypt(existing!.client_secret);
+  let clientSecret = input.client_secret;
+  if (clientSecret === undefined) {
+    try {
+      clientSecret = secrets.decrypt(existing!.client_secret);
+    } catch {
+      // Sealed under a secret this server no longer has (MALLARD_SECRET changed without an overlap).
+      throw invalidInput('client_secret', 'the stored one cannot be opened with MALLARD_SECRET: give it again');
+    }
+  }
   try {
     await discover({ issuer, clientId: input.client_id, clientSecret }, policy);
   } catch (err) {
@@ -181,12 +189,12 @@ export async function startSso({ ctx, input, secrets, policy, config, limiter }:
   return { location: started.url.href, state: started.state };
 }
 
-interface Claimed { id: string; org_id: string; nonce: string; code_verifier: string; return_to: string }
+interface Claimed { id: string; org_id: string; nonce: string; code_verifier: string; email: string | null; return_to: string }
 
 /** Claims the sign-in of this state once: unknown, expired or already used is null. */
 async function claimLogin(db: Kysely<Database>, secrets: Secrets, state: string, now: number): Promise<Claimed | null> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('sso_logins').select(['id', 'org_id', 'nonce', 'code_verifier', 'return_to', 'used_at', 'expires_at'])
+    const row = await trx.selectFrom('sso_logins').select(['id', 'org_id', 'nonce', 'code_verifier', 'email', 'return_to', 'used_at', 'expires_at'])
       .where('state_hash', 'in', secrets.hmacs('token', state)).executeTakeFirst();
     if (!row || row.used_at !== null || row.expires_at <= now) return null;
     const claimed = await trx.updateTable('sso_logins').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null).executeTakeFirst();
@@ -230,7 +238,8 @@ export async function finishSso({ ctx, query, cookieState, secrets, policy, conf
   const fail = async (code: SsoFailureCode, reason: string, extra: { userId?: string; email?: string } = {}): Promise<never> => {
     await recordAuditAs(ctx.db, { orgId, actor: extra.userId ? { type: 'user', id: extra.userId } : { type: 'system', id: null }, now, requestId: ctx.requestId, ip: ctx.ip }, {
       action: 'auth.sso_login_failed', targetType: 'user', targetId: extra.userId ?? null,
-      details: { reason: code, ...(extra.email ? { email: extra.email } : {}), ...(connection ? { issuer: connection.issuer } : {}), detail: reason },
+      // started_as: the address typed at the start (unproven), beside the one the provider gave, if any.
+      details: { reason: code, ...(extra.email ? { email: extra.email } : {}), started_as: login.email, ...(connection ? { issuer: connection.issuer } : {}), detail: reason },
     });
     throw new SsoFailure(code, reason);
   };
