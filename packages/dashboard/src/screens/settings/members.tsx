@@ -14,6 +14,7 @@ export function MembersSection(_: { site: string | null }) {
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('member');
   const [invite, setInvite] = useState<{ token: string; emailed: boolean } | null>(null);
+  const [resetNote, setResetNote] = useState<string | null>(null);
   const admin = canAdmin.value;
   const add = (e: Event) => {
     e.preventDefault();
@@ -44,8 +45,16 @@ export function MembersSection(_: { site: string | null }) {
                       </select>
                     ) : <Badge kind="status" value={m.role} />}</td>
                     <td>{m.status}</td>
-                    {admin && <td><ConfirmButton label="Remove" question={`Remove ${m.email} from the org?`} disabled={action.busy}
-                      onConfirm={() => void action.run(async () => { await api.del(`/manage/members/${m.id}`); members.reload(); }, `${m.email} removed.`)} /></td>}
+                    {admin && <td class="actions"><ConfirmButton label="Remove" question={`Remove ${m.email} from the org?`} disabled={action.busy}
+                      onConfirm={() => void action.run(async () => { await api.del(`/manage/members/${m.id}`); members.reload(); }, `${m.email} removed.`)} />
+                      {' '}{/* A lost phone: clears their two-factor sign-in (only an owner resets an owner's; the API says so). */}
+                      <ConfirmButton label="Reset two-factor" question={`Clear two-factor sign-in for ${m.email}? They sign in with their password alone until they set it up again.`} disabled={action.busy}
+                        onConfirm={() => { setResetNote(null); void action.run(async () => {
+                          const r = await api.post<{ was_enabled: boolean }>(`/manage/members/${m.id}/reset-2fa`, undefined);
+                          setResetNote(r.was_enabled
+                            ? `Two-factor sign-in cleared for ${m.email}: they sign in with their password and set it up again.`
+                            : `${m.email} had no two-factor sign-in; nothing changed.`);
+                        }); }} /></td>}
                   </tr>
                 ))}
               </tbody>
@@ -53,6 +62,7 @@ export function MembersSection(_: { site: string | null }) {
           </div>
         )}
       </Async>
+      {resetNote && <p class="state done" role="status" id="reset-2fa-outcome">{resetNote}</p>}
       {admin && (
         <form class="stack-form" onSubmit={add}>
           <h3>Add a member</h3>
