@@ -57,8 +57,11 @@ eachDialect('UX issues', (dialect) => {
     expect(issue.severity).toBe('high');
     const created = await eventsOfType(h, org.site_id, 'issue.created');
     expect(created).toHaveLength(1);
-    // DOMAIN §8: the event carries the full record, as the query API returns it.
-    expect(created[0].data).toEqual(issue);
+    // DOMAIN §8: the event carries the full record, as the query API returns it (the list's
+    // rows add only their sparkline: daily_counts and its window).
+    const { daily_counts: daily, window_from: _from, window_to: _to, ...record } = issue;
+    expect(daily).toEqual([...Array(13).fill(0), 3]);
+    expect(created[0].data).toEqual(record);
 
     // One more fire on /a from a third session brings it to the threshold.
     h.clock.set(C1 + 10 * MIN);

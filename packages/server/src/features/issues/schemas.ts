@@ -21,6 +21,10 @@ export const ListIssuesQuery = Type.Object({
   type: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9_]*$', description: 'Only issues of this signal type, e.g. rage_click' })),
   assigned_to: Type.Optional(Type.String({ minLength: 1, maxLength: 254, description: 'Only issues assigned to this person, exactly as set (e.g. an email)' })),
   q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Only issues whose title, element label, selector or page contains this text (case-insensitive)' })),
+  first_seen_from: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Only issues first seen at or after this ISO 8601 instant' })),
+  first_seen_to: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Only issues first seen before this ISO 8601 instant (after first_seen_from)' })),
+  last_seen_from: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Only issues last seen at or after this ISO 8601 instant' })),
+  last_seen_to: Type.Optional(Type.String({ format: 'date-time', maxLength: 40, description: 'Only issues last seen before this ISO 8601 instant (after last_seen_from)' })),
   sort: Type.Optional(literals(ISSUE_SORTS, 'priority (default): issues needing attention first, then highest priority, regressed first at equal priority, then most recently seen; '
     + 'severity: most severe first; users: most users in 7 days first; revenue: most revenue at risk first; last_seen: most recently seen first (each then by priority)')),
   ...PagingQuery,
@@ -38,7 +42,17 @@ export type UpdateIssueBody = Static<typeof UpdateIssueBody>;
 export const IssueParams = Type.Object({ issue_id: Type.String({ description: 'The issue id (a UUID)' }) });
 export const SiteQuery = Type.Object({ site_id: Type.Optional(SiteIdParam) });
 
-export const IssueList = Type.Object({ issues: Type.Array(IssueRecord), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() });
+/** Days in an issue row's daily_counts: two weeks, for a sparkline. */
+export const DAILY_COUNT_DAYS = 14;
+
+/** An issue as the list shows it: the record plus its daily signal counts over two weeks. */
+export const IssueListRow = Type.Intersect([IssueRecord, Type.Object({
+  daily_counts: Type.Array(Type.Integer(), { minItems: DAILY_COUNT_DAYS, maxItems: DAILY_COUNT_DAYS, description: `The issue's signals (its type on its element and page) per UTC day, ${DAILY_COUNT_DAYS} days, oldest first, the last being today up to window_to` }),
+  window_from: Type.String({ format: 'date-time', description: 'Start of daily_counts\' window: midnight UTC 13 days before today' }),
+  window_to: Type.String({ format: 'date-time', description: 'End of daily_counts\' window: the time of the answer' }),
+})]);
+
+export const IssueList = Type.Object({ issues: Type.Array(IssueListRow), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() });
 
 /** A signal that made the issue (the latest 20); label, confidence and position are null when the signal row is gone. */
 const Evidence = Type.Object({

@@ -22,7 +22,10 @@ import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
 import { issuePriority, orderByPriority } from '../../domain/priority.ts';
 import { pageParam } from '../../domain/site-settings.ts';
 import { revenueBasis } from '../../pipeline/revenue.ts';
-import { HOUR_MS } from '../../domain/time.ts';
+import { DAY_MS, HOUR_MS } from '../../domain/time.ts';
+import { parseInstant } from '../../domain/read-window.ts';
+import { invalidInput } from '../../domain/errors.ts';
+import { DAILY_COUNT_DAYS } from './schemas.ts';
 
 const DEPLOY_WINDOW_MS = 48 * HOUR_MS;
 export const SEVERITY_ORDER = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 else 3 end`;
@@ -33,9 +36,25 @@ type IssueQuery = SelectQueryBuilder<Database, 'ux_issues', object>;
 const containsPattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 const Q_COLUMNS = ['title', 'element_label', 'element_selector', 'page'] as const;
 
+/** The first_seen and last_seen ranges in epoch ms (from inclusive, to exclusive), or 400 naming the field. */
+function seenRanges(input: ListIssuesQuery) {
+  const range = (column: 'first_seen_at' | 'last_seen_at', prefix: 'first_seen' | 'last_seen') => {
+    const from = parseInstant(input[`${prefix}_from`], `${prefix}_from`);
+    const to = parseInstant(input[`${prefix}_to`], `${prefix}_to`);
+    if (from !== null && to !== null && from >= to) throw invalidInput(`${prefix}_to`, `must be after ${prefix}_from`);
+    return { column, from, to };
+  };
+  return [range('first_seen_at', 'first_seen'), range('last_seen_at', 'last_seen')];
+}
+type SeenRanges = ReturnType<typeof seenRanges>;
+
 /** The list's filters; every one narrows (they combine with AND). */
-function filtered(query: IssueQuery, input: ListIssuesQuery, page: string | null): IssueQuery {
+function filtered(query: IssueQuery, input: ListIssuesQuery, page: string | null, seen: SeenRanges): IssueQuery {
   let q = query;
+  for (const { column, from, to } of seen) {
+    if (from !== null) q = q.where(column, '>=', from);
+    if (to !== null) q = q.where(column, '<', to);
+  }
   if (input.status) q = q.where('status', '=', input.status);
   if (input.attention !== undefined) q = q.where('status', input.attention ? 'in' : 'not in', OPEN_ISSUE_STATUSES);
   if (input.severity) q = q.where('severity', '=', input.severity);
@@ -64,15 +83,51 @@ function sorted<O>(query: SelectQueryBuilder<Database, 'ux_issues', O>, sort: Li
 export async function listIssues({ ctx, input }: { ctx: ServiceContext; input: ListIssuesQuery }) {
   const site = await resolveSite(ctx, input.site_id);
   const page = input.page === undefined ? null : await pageParam(ctx.db, site.id, input.page);
+  const seen = seenRanges(input);
   const { offset = 0, limit = 50 } = input;
-  return cachedRead(ctx, ['issues', site.id, page, input], async () => {
-    const query = filtered(ctx.db.selectFrom('ux_issues').where('site_id', '=', site.id), input, page);
+  const windowFrom = Math.floor(ctx.now / DAY_MS) * DAY_MS - (DAILY_COUNT_DAYS - 1) * DAY_MS;
+  return cachedRead(ctx, ['issues', site.id, page, windowFrom, input], async () => {
+    const query = filtered(ctx.db.selectFrom('ux_issues').where('site_id', '=', site.id), input, page, seen);
     const [rows, count] = await Promise.all([
       sorted(query.selectAll(), input.sort).limit(limit).offset(offset).execute(),
       query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
     ]);
-    return { issues: rows.map(toIssueRecord), total: Number(count.n), offset, limit };
+    const daily = await dailyCounts(ctx.db, site.id, rows, windowFrom, ctx.now);
+    const window = { window_from: iso(windowFrom), window_to: iso(ctx.now) };
+    return {
+      issues: rows.map((r) => ({ ...toIssueRecord(r), daily_counts: daily.get(issueKey(r.page, r.type, r.element_selector)) ?? Array(DAILY_COUNT_DAYS).fill(0), ...window })),
+      total: Number(count.n), offset, limit,
+    };
   });
+}
+
+const issueKey = (page: string, type: string, element: string) => `${page}\u0000${type}\u0000${element}`;
+
+/**
+ * Each listed issue's signals (its type on its element and page) per UTC day from windowFrom
+ * (a midnight) to `to`: one grouped read of the listed issues' pages through
+ * signals_site_page_time, so its cost follows the page of issues and two weeks, not the site.
+ */
+async function dailyCounts(db: Kysely<Database>, siteId: string, issues: readonly UxIssue[], windowFrom: number, to: number) {
+  const out = new Map<string, number[]>();
+  if (issues.length === 0) return out;
+  const pages = [...new Set(issues.map((i) => i.page))];
+  const wanted = new Set(issues.map((i) => issueKey(i.page, i.type, i.element_selector)));
+  const day = sql<number>`occurred_at / ${sql.lit(DAY_MS)}`;
+  const rows = await db.selectFrom('signals').select(['page', 'signal_type', 'element', day.as('day'), (eb) => eb.fn.countAll().as('n')])
+    .where('site_id', '=', siteId).where('page', 'in', padInList(pages)).where('occurred_at', '>=', windowFrom).where('occurred_at', '<', to)
+    .groupBy(['page', 'signal_type', 'element', day]).execute();
+  const first = windowFrom / DAY_MS;
+  for (const r of rows) {
+    const key = issueKey(r.page, r.signal_type, r.element);
+    if (!wanted.has(key)) continue;
+    const index = Number(r.day) - first;
+    if (index < 0 || index >= DAILY_COUNT_DAYS) continue;
+    const counts = out.get(key) ?? Array<number>(DAILY_COUNT_DAYS).fill(0);
+    counts[index] += Number(r.n);
+    out.set(key, counts);
+  }
+  return out;
 }
 
 async function loadIssue(db: Kysely<Database>, siteId: string, id: string) {
