@@ -11,13 +11,13 @@ import { seedStore } from '../src/simulate/run.ts';
 const READ_TOOLS = [
   'whoami', 'get_site_context', 'get_scores', 'get_page', 'get_trends', 'compare_pages', 'get_elements', 'get_element_heatmap',
   'get_page_heatmap', 'get_friction_map', 'get_flows', 'list_issues', 'get_issue', 'list_alerts', 'get_alert', 'list_deploys',
-  'get_deploy', 'check_deploy', 'get_session', 'get_recommendations', 'get_revenue', 'query_raw',
+  'get_deploy', 'check_deploy', 'get_session', 'get_recommendations', 'get_revenue', 'query_raw', 'get_funnel',
 ];
 const WRITE_TOOLS = ['update_issue', 'update_alert', 'add_annotation', 'record_deploy'];
 const q = encodeURIComponent;
 
 type Org = Awaited<ReturnType<Harness['org']>>;
-interface Facts { page: string; other: string; selector: string; issueId: string; alertId: string; mcpAlertId: string; deployId: string; sessionId: string }
+interface Facts { page: string; other: string; selector: string; issueId: string; alertId: string; mcpAlertId: string; deployId: string; sessionId: string; funnelId: string }
 
 /** Each read tool with arguments, and the route that answers the same question. */
 function readCases(f: Facts): { tool: string; args: Record<string, unknown>; route: string }[] {
@@ -34,6 +34,8 @@ function readCases(f: Facts): { tool: string; args: Record<string, unknown>; rou
     { tool: 'get_page_heatmap', args: { page: f.page, device: 'desktop' }, route: `/v1/query/page-heatmap?page=${q(f.page)}&device=desktop` },
     { tool: 'get_friction_map', args: { min_friction_weight: 5 }, route: '/v1/query/journeys/friction?min_friction_weight=5' },
     { tool: 'get_flows', args: {}, route: '/v1/query/flows' },
+    { tool: 'get_funnel', args: { steps: '/cart,/checkout,/checkout/complete' }, route: '/v1/query/funnel?steps=/cart,/checkout,/checkout/complete' },
+    { tool: 'get_funnel', args: { steps: ['/products/*', '/cart'], window_minutes: 30, device: 'desktop' }, route: '/v1/query/funnel?steps=/products/*,/cart&window_minutes=30&device=desktop' },
     { tool: 'list_issues', args: { status: 'open', limit: 3 }, route: '/v1/query/issues?status=open&limit=3' },
     { tool: 'get_issue', args: { issue_id: f.issueId }, route: `/v1/query/issues/${f.issueId}` },
     { tool: 'list_alerts', args: {}, route: '/v1/query/alerts' },
@@ -88,6 +90,7 @@ eachDialect('MCP on simulated data', (dialect) => {
     facts = {
       page, other: otherPage, selector: issue.element_selector, issueId: issue.id, alertId: alerts[0].id, mcpAlertId: mcpAlert.id,
       deployId: deploys[0].id, sessionId: detail.linked_sessions[0].session_id,
+      funnelId: (await h.app.inject({ method: 'POST', url: '/v1/manage/funnels', headers: bearer(org.keys.secret), payload: { name: 'Checkout', steps: ['/cart', '/checkout', 'checkout_completed'], window_minutes: 45 } })).json().data.id,
     };
   }, 120_000);
 
@@ -110,6 +113,21 @@ eachDialect('MCP on simulated data', (dialect) => {
         const { text } = await callOk(reader.client, 'get_revenue');
         expect(text).toMatch(/Revenue at risk: \$[\d,]+ a month/);
         expect(text).not.toMatch(/\d\.\d\d [A-Z]{3}/);
+      });
+
+      it('get_funnel runs a saved funnel by id (its window unless given), one line per step', async () => {
+        const saved = '/v1/query/funnel?steps=/cart,/checkout,checkout_completed';
+        const { data, text } = await callOk(reader.client, 'get_funnel', { funnel_id: facts.funnelId });
+        expect(data).toEqual({ funnel: expect.objectContaining({ id: facts.funnelId, name: 'Checkout', window_minutes: 45 }), ...await routeData(h, org.keys.mcp, `${saved}&window_minutes=45`) });
+        const rows = text.split('\n');
+        expect(rows).toHaveLength(4);
+        expect(rows[0]).toBe(`Checkout: ${data.entered} sessions entered, ${data.completed} completed (${Math.round((data.completed / data.entered) * 1000) / 10}%), steps within 45 min, ${data.window_from.slice(0, 10)} to ${data.window_to.slice(0, 10)}:`);
+        expect(rows[1]).toMatch(new RegExp(`^1\\. /cart: ${data.steps[0].entered} entered, [\\d.]+% went on \\(median (\\d+m )?\\d+s\\)`));
+        expect(rows[3]).toMatch(new RegExp(`^3\\. checkout_completed: ${data.steps[2].entered} entered`));
+        expect(rows[3]).not.toContain('went on');
+        expect(data.entered).toBeGreaterThan(0);
+        const wider = await callOk(reader.client, 'get_funnel', { funnel_id: facts.funnelId, window_minutes: 120 });
+        expect(wider.data).toEqual({ ...data, ...await routeData(h, org.keys.mcp, `${saved}&window_minutes=120`) });
       });
 
       it('lists the read tools for an MCP key, and the write tools too for a key with manage:write', async () => {
@@ -198,6 +216,12 @@ eachDialect('MCP on simulated data', (dialect) => {
         ['get_page', {}, 'invalid_input', 'page'],
         ['get_scores', { colour: 'blue' }, 'invalid_input', 'colour'],
         ['query_raw', { table: 'secrets' }, 'invalid_input', 'table'],
+        ['get_funnel', { steps: '/cart' }, 'invalid_input', 'steps'],
+        ['get_funnel', { steps: ['/cart', ''] }, 'invalid_input', 'steps'],
+        ['get_funnel', {}, 'invalid_input', 'steps'],
+        ['get_funnel', { steps: '/a,/b', window_minutes: 0 }, 'invalid_input', 'window_minutes'],
+        ['get_funnel', { funnel_id: 'nope' }, 'invalid_uuid', 'funnel_id'],
+        ['get_funnel', { funnel_id: '01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f' }, 'not_found', undefined],
       ];
       for (const [tool, args, code, field] of cases) {
         const error = await callError(reader.client, tool, args);
@@ -261,13 +285,16 @@ eachDialect('MCP on simulated data', (dialect) => {
       const open = (await routeData(h, org.keys.mcp, '/v1/query/issues?status=open&limit=200')).issues;
       expect(resources.map((r) => r.uri)).toEqual(expect.arrayContaining(['mallard://context', 'mallard://signals', ...open.map((i: { id: string }) => `mallard://issues/${i.id}`)]));
       const { resourceTemplates } = await reader.client.listResourceTemplates();
-      expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['mallard://issues/{issue_id}', 'mallard://sessions/{session_id}', 'mallard://alerts/{alert_id}']);
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['mallard://issues/{issue_id}', 'mallard://sessions/{session_id}', 'mallard://alerts/{alert_id}', 'mallard://funnels/{funnel_id}']);
+      expect(resources.find((r) => r.uri === `mallard://funnels/${facts.funnelId}`)).toMatchObject({ title: 'Funnel: Checkout', description: 'Saved funnel: /cart -> /checkout -> checkout_completed within 45 min' });
 
       const read = async (uri: string) => JSON.parse(((await reader.client.readResource({ uri })).contents[0] as { text: string }).text);
       expect(await read('mallard://context')).toEqual(await routeData(h, org.keys.mcp, '/v1/query/mcp/context'));
       expect(await read(`mallard://issues/${facts.issueId}`)).toEqual(await routeData(h, org.keys.mcp, `/v1/query/issues/${facts.issueId}`));
       expect(await read(`mallard://sessions/${facts.sessionId}`)).toEqual(await routeData(h, org.keys.mcp, `/v1/query/session?session_id=${facts.sessionId}`));
       expect(await read(`mallard://alerts/${facts.alertId}`)).toEqual(await routeData(h, org.keys.mcp, `/v1/query/alerts/${facts.alertId}`));
+      const funnel = await read(`mallard://funnels/${facts.funnelId}`);
+      expect(funnel).toEqual({ funnel: expect.objectContaining({ id: facts.funnelId, name: 'Checkout' }), ...await routeData(h, org.keys.mcp, '/v1/query/funnel?steps=/cart,/checkout,checkout_completed&window_minutes=45') });
       const signals = await read('mallard://signals');
       expect(signals.signals.find((s: { type: string }) => s.type === 'rage_click')).toEqual({
         type: 'rage_click', tier: 1, default_weight: 25, weight: 25, custom: false, journey_edge: true, heatmap: true,

@@ -7,6 +7,7 @@ import { listAlerts } from '../features/alerts/alert-list.ts';
 import { listDeploys } from '../features/deploys/service.ts';
 import { openIssues } from '../features/issues/open-issues.ts';
 import { knownPages } from '../features/pages/known-pages.ts';
+import { listFunnels } from '../features/funnels/service.ts';
 import { recentSessionIds } from '../features/sessions/recent-sessions.ts';
 import { siteOf, type McpSession } from './session.ts';
 
@@ -23,6 +24,8 @@ const alertIds: Source = async (s, site_id, value) =>
   startingWith((await listAlerts({ ctx: s.ctx, input: { site_id, limit: MAX_VALUES } })).alerts.map((a) => a.id), value);
 const deployIds: Source = async (s, site_id, value) =>
   startingWith((await listDeploys({ ctx: s.ctx, input: { site_id, limit: MAX_VALUES } })).deploys.map((d) => d.id), value);
+const funnelIds: Source = async (s, site_id, value) =>
+  startingWith((await listFunnels({ ctx: s.ctx, input: { site_id } })).funnels.map((f) => f.id), value);
 const pagePaths: Source = async (s, site_id, value) => {
   const pages = await knownPages({ ctx: s.ctx, input: { site_id } });
   const needle = value.toLowerCase();
@@ -35,6 +38,7 @@ const SOURCES: Record<string, Source> = {
   'mallard://issues/{issue_id}#issue_id': issueIds,
   'mallard://sessions/{session_id}#session_id': sessionIds,
   'mallard://alerts/{alert_id}#alert_id': alertIds,
+  'mallard://funnels/{funnel_id}#funnel_id': funnelIds,
   'diagnose_page#page_path': pagePaths,
   'investigate_session#session_id': sessionIds,
   'post_deploy_check#deploy_id': deployIds,

@@ -30,7 +30,7 @@ export async function listFunnels({ ctx, input }: { ctx: ServiceContext; input: 
 }
 
 export async function getFunnel({ ctx, input }: { ctx: ServiceContext; input: { id: string } }): Promise<SavedFunnel> {
-  return toSavedFunnel(await rowInTenant(ctx, 'funnels', assertUuid(input.id, 'id'), 'Funnel'));
+  return toSavedFunnel(await rowInTenant(ctx, 'funnels', assertUuid(input.id, 'funnel_id'), 'Funnel'));
 }
 
 export async function createFunnel({ ctx, input }: { ctx: ServiceContext; input: CreateFunnelBody }): Promise<SavedFunnel> {

@@ -6,9 +6,10 @@ import type { Tool } from '../tool-kit.ts';
 import { ALERT_TOOLS } from './alert-tools.ts';
 import { BEHAVIOUR_TOOLS } from './behaviour-tools.ts';
 import { DEPLOY_TOOLS } from './deploy-tools.ts';
+import { FUNNEL_TOOLS } from './funnel-tools.ts';
 import { ISSUE_TOOLS } from './issue-tools.ts';
 import { SITE_TOOLS } from './site-tools.ts';
 
-export const ALL_TOOLS: readonly Tool[] = [...SITE_TOOLS, ...BEHAVIOUR_TOOLS, ...ISSUE_TOOLS, ...ALERT_TOOLS, ...DEPLOY_TOOLS];
+export const ALL_TOOLS: readonly Tool[] = [...SITE_TOOLS, ...BEHAVIOUR_TOOLS, ...FUNNEL_TOOLS, ...ISSUE_TOOLS, ...ALERT_TOOLS, ...DEPLOY_TOOLS];
 
 export const toolsFor = (auth: AuthContext): Tool[] => ALL_TOOLS.filter((t) => !t.write || mayWrite(auth));
