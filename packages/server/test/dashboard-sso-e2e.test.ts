@@ -68,7 +68,9 @@ describe.skipIf(!chromiumReady)('single sign-on in Chromium against a real serve
     dir = mkdtempSync(join(tmpdir(), 'mallard-sso-e2e-'));
     const port = await freePort();
     const publicUrl = `http://127.0.0.1:${port}`;
-    idp = await startProvider([`${publicUrl}/v1/auth/sso/callback`]);
+    // At localhost, another site than the server's 127.0.0.1: the return from the provider is a
+    // cross-site navigation, as in production, which the Lax state cookie must survive.
+    idp = await startProvider([`${publicUrl}/v1/auth/sso/callback`], 'localhost');
     const config = testConfig({
       databaseUrl: `sqlite:${join(dir, 'e2e.db')}`, port, host: '127.0.0.1', publicUrl,
       rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 100_000 },

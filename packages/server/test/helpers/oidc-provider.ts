@@ -19,10 +19,15 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
-export async function startProvider(redirectUris: string[]): Promise<TestProvider> {
+/**
+ * `host` names the issuer: 127.0.0.1 by default; `localhost` (still loopback, listening on
+ * 127.0.0.1) makes the provider another site than a Mallard on 127.0.0.1, as a real provider is,
+ * so a browser treats the return to the callback as a cross-site navigation.
+ */
+export async function startProvider(redirectUris: string[], host: '127.0.0.1' | 'localhost' = '127.0.0.1'): Promise<TestProvider> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const issuer = `http://${host}:${(server.address() as AddressInfo).port}`;
   const accounts = new Map<string, Record<string, unknown>>();
   const requests: string[] = [];
   const provider = new Provider(issuer, {
