@@ -39,7 +39,7 @@ function Screen({ site }: { site: string | null }) {
     case undefined: return <Overview site={site} />;
     case 'page': return <PageScreen site={site} page={query.get('path') ?? '/'} />;
     case 'issues': return second ? <IssueScreen site={site} id={second} /> : <IssuesScreen site={site} query={query} />;
-    case 'sessions': return <SessionsScreen site={site} id={second ?? null} />;
+    case 'sessions': return <SessionsScreen site={site} id={second ?? null} query={query} />;
     case 'journeys': return <JourneysScreen site={site} query={query} />;
     case 'flows': return <FlowsScreen site={site} query={query} />;
     case 'alerts': return <AlertsScreen site={site} id={second ?? null} query={query} />;

@@ -187,6 +187,51 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
     }
   });
 
+  const sessionIds = async (query: string) => {
+    const res = await fetch(`${server.url}/v1/query/sessions?site_id=${org.site_id}${query}`, { headers: { authorization: `Bearer ${token}` } });
+    return ((await res.json()) as { data: { sessions: { session_id: string }[]; total: number } }).data;
+  };
+  const shownSessions = (page: Page) => page.$$eval('table.session-search tbody tr', (rows) => rows.map((r) => r.getAttribute('data-session')));
+
+  it('narrows the sessions as the API does, and lands pre-filtered from an issue', async () => {
+    const tab = await signedIn({ width: 1280, height: 720 });
+    try {
+      const week = `&from=${encodeURIComponent(new Date(Date.now() - 7 * 86_400_000).toISOString())}`;
+      await tab.page.goto(`${server.url}/app/#/sessions`);
+      await tab.page.locator('table.session-search tbody tr').first().waitFor();
+      const all = await sessionIds(`&limit=50${week}`);
+      expect(await shownSessions(tab.page)).toEqual(all.sessions.map((x) => x.session_id));
+
+      await tab.page.selectOption('#sessions-signal', 'rage_click');
+      await tab.page.selectOption('#sessions-converted', 'false');
+      const narrowed = await sessionIds(`&limit=50&signal_type=rage_click&converted=false${week}`);
+      expect(narrowed.total).toBeLessThan(all.total);
+      await tab.page.waitForFunction((n) => document.querySelectorAll('table.session-search tbody tr').length === n && location.hash.includes('converted=false'), narrowed.sessions.length);
+      expect(await shownSessions(tab.page)).toEqual(narrowed.sessions.map((x) => x.session_id));
+      await tab.page.selectOption('#sessions-sort', 'duration');
+      const longest = await sessionIds(`&limit=50&signal_type=rage_click&converted=false&sort=duration${week}`);
+      await tab.page.waitForFunction((first) => document.querySelector('table.session-search tbody tr')?.getAttribute('data-session') === first, longest.sessions[0].session_id);
+      expect(await shownSessions(tab.page)).toEqual(longest.sessions.map((x) => x.session_id));
+      await tab.page.screenshot({ path: join(SHOTS, 'sessions-1280x720.png'), fullPage: true });
+
+      // From an issue: every session that met it, as the API answers for its id.
+      const issue = (await issueIds('&attention=true'))[0];
+      await tab.page.goto(`${server.url}/app/#/issues/${issue.id}`);
+      await tab.page.click('#is-all-sessions');
+      await tab.page.waitForFunction(() => location.hash.includes('issue_id='));
+      const met = await sessionIds(`&limit=50&issue_id=${issue.id}&from=${encodeURIComponent(new Date(Date.now() - 30 * 86_400_000).toISOString())}`);
+      expect(met.total).toBeGreaterThan(0);
+      await tab.page.waitForFunction((n) => document.querySelectorAll('table.session-search tbody tr').length === n, met.sessions.length);
+      expect(await shownSessions(tab.page)).toEqual(met.sessions.map((x) => x.session_id));
+      // A row opens the session's timeline.
+      await tab.page.click('table.session-search tbody tr th a >> nth=0');
+      await tab.page.locator('.narrative').waitFor();
+      expect(tab.errors).toEqual([]);
+    } finally {
+      await tab.context.close();
+    }
+  });
+
   it('filters by device as the API does, and fits a 390 px window', async () => {
     const tab = await signedIn({ width: 390, height: 844 });
     try {

@@ -147,6 +147,7 @@ export function IssueScreen({ site, id }: { site: string; id: string }) {
                     ))}
                   </ul>
                 )}
+                <p class="small"><a id="is-all-sessions" href={href('sessions', { issue_id: i.id, range: '30d' })}>Every session that met this issue</a></p>
               </section>
               <section class="card" aria-labelledby="is-evidence">
                 <h2 id="is-evidence">Evidence</h2>

@@ -206,6 +206,7 @@ function PageBody({ site, page, scored }: { site: string; page: string; scored: 
 
       <section class="card" aria-labelledby="pg-issues">
         <h2 id="pg-issues">Issues needing attention on this page</h2>
+        <p class="small"><a id="pg-sessions" href={href('sessions', { page, range: '30d' })}>Sessions that viewed this page, most friction first</a></p>
         <Async load={issues} what="issues">
           {(l) => l.issues.length === 0 ? <Empty>No issue on this page is {ATTENTION_WORDS}.</Empty> : (
             <>

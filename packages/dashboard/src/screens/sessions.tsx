@@ -1,5 +1,5 @@
-// Sessions: the latest sessions (from the raw sessions table), and one session as a timeline:
-// the narrative, each page with the time spent on it, each signal as a labelled chip.
+// Sessions: the sessions search (filters, sorts and pages from the server), and one session as a
+// timeline: the narrative, each page with the time spent on it, each signal as a labelled chip.
 import { useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, navigate } from '../state/router.ts';
@@ -9,8 +9,10 @@ import { SignalChip, Time } from '../components/bits.tsx';
 import { duration, num, words } from '../lib/format.ts';
 import { signalStyle } from '../lib/signal-style.ts';
 import { visits } from '../lib/visits.ts';
+import { RangePicker } from '../components/filters.tsx';
+import { DEVICE_CLASSES, VIEWPORTS } from '../layout/heatmap.ts';
+import { SESSION_SORTS, SESSIONS_PAGE_SIZE, sessionFilters, sessionSearchQuery, type SessionFilters } from '../lib/session-query.ts';
 
-interface SessionRow { sid: string; last_seen_at: string; first_seen_at: string; entry_page: string; page_count: number; signal_count: number; device_type: string | null; converted: boolean }
 
 function EventLine({ e }: { e: SessionEvent }) {
   if (e.type === 'signal' && e.signal_type) {
@@ -58,53 +60,109 @@ function SessionView({ site, id }: { site: string; id: string }) {
   );
 }
 
-function SessionList({ site }: { site: string }) {
-  const [withSignals, setWithSignals] = useState(true);
+interface SessionSearchRow {
+  session_id: string; started_at: string; duration_ms: number; pages: string[]; page_count: number;
+  signals: Record<string, number>; signal_count: number; friction_weight: number; converted: boolean;
+  device: string | null; browser: string | null; summary: string;
+}
+interface SessionSearchList { sessions: SessionSearchRow[]; total: number; offset: number; limit: number }
+
+const SIGNAL_TYPES = ['rage_click', 'dead_click', 'disabled_element_attempt', 'error_encounter', 'form_validation_loop', 'form_friction', 'u_turn_navigation', 'query_thrashing'];
+
+/** The search (GET /v1/query/sessions) with its filters in the address: links from issues, pages and funnel steps land here pre-filtered. */
+function SessionList({ site, query }: { site: string; query: URLSearchParams }) {
+  const f = sessionFilters(query);
+  const set = (change: Partial<Record<keyof SessionFilters, string | number>>) => navigate(href('sessions', {
+    page: f.page, signal_type: f.signal_type, issue_id: f.issue_id, device: f.device, browser: f.browser, converted: f.converted,
+    min_friction: f.min_friction, sort: f.sort === 'friction' ? '' : f.sort, range: f.range === '7d' ? '' : f.range, offset: '', ...change,
+  }));
   const [lookup, setLookup] = useState('');
-  const rows = useApi(() => api.get<{ rows: SessionRow[] }>('/query/raw', { site_id: site, table: 'sessions', sort: 'last_seen_at', order: 'desc', limit: 200 }), [site]);
+  const [pageInput, setPageInput] = useState(f.page);
+  const list = useApi(() => api.get<SessionSearchList>('/query/sessions', { site_id: site, ...sessionSearchQuery(f) }),
+    [site, f.page, f.signal_type, f.issue_id, f.device, f.browser, f.converted, f.min_friction, f.sort, f.range, f.offset]);
   const valid = /^[0-9a-f]{32}$/.test(lookup.trim());
   return (
     <>
       <h1>Sessions</h1>
-      <form class="row-form" onSubmit={(e) => { e.preventDefault(); if (valid) navigate(href('sessions', lookup.trim())); }}>
-        <label for="sid">Open a session by id</label>
-        <input id="sid" value={lookup} placeholder="32 hexadecimal characters" onInput={(e) => setLookup(e.currentTarget.value)} />
-        <button type="submit" disabled={!valid}>Open</button>
+      <form class="filters" aria-label="Filter and sort sessions" onSubmit={(e) => { e.preventDefault(); set({ page: pageInput.trim() }); }}>
+        <label class="inline"><span>Page</span>
+          <input id="sessions-page" placeholder="/checkout*" value={pageInput} maxLength={512} onInput={(e) => setPageInput(e.currentTarget.value)} onBlur={() => { if (pageInput.trim() !== f.page) set({ page: pageInput.trim() }); }} />
+        </label>
+        <label class="inline"><span>Signal</span>
+          <select id="sessions-signal" value={f.signal_type} onChange={(e) => set({ signal_type: e.currentTarget.value })}>
+            <option value="">Any signal</option>
+            {[...new Set([...SIGNAL_TYPES, ...(f.signal_type ? [f.signal_type] : [])])].map((t) => <option key={t} value={t}>{signalStyle(t).label}</option>)}
+          </select>
+        </label>
+        <label class="inline"><span>Device</span>
+          <select id="sessions-device" value={f.device} onChange={(e) => set({ device: e.currentTarget.value })}>
+            <option value="">Any device</option>{DEVICE_CLASSES.map((d) => <option key={d} value={d}>{VIEWPORTS[d].name}</option>)}
+          </select>
+        </label>
+        <label class="inline"><span>Converted</span>
+          <select id="sessions-converted" value={f.converted} onChange={(e) => set({ converted: e.currentTarget.value })}>
+            <option value="">Either</option><option value="true">Converted</option><option value="false">Did not convert</option>
+          </select>
+        </label>
+        <label class="inline"><span>Friction at least</span>
+          <input id="sessions-min-friction" type="number" min={0} step="any" inputMode="decimal" value={f.min_friction} onChange={(e) => set({ min_friction: e.currentTarget.value })} />
+        </label>
+        <RangePicker range={f.range} onChange={(r) => set({ range: r === '7d' ? '' : r })} />
+        <label class="inline"><span>Sort by</span>
+          <select id="sessions-sort" value={f.sort} onChange={(e) => set({ sort: e.currentTarget.value === 'friction' ? '' : e.currentTarget.value })}>
+            {Object.entries(SESSION_SORTS).map(([v, text]) => <option key={v} value={v}>{text}</option>)}
+          </select>
+        </label>
       </form>
-      <label class="inline check"><input type="checkbox" checked={withSignals} onChange={(e) => setWithSignals(e.currentTarget.checked)} /> Only sessions with friction</label>
-      <Async load={rows} what="sessions">
-        {(r) => {
-          const shown = r.rows.filter((s) => !withSignals || s.signal_count > 0);
-          return shown.length === 0 ? <Empty>No sessions yet.</Empty> : (
+      {(f.issue_id || f.browser) && (
+        <p class="small">
+          {f.issue_id && <>Sessions that met <a href={href('issues', f.issue_id)}>this issue</a>. </>}
+          {f.browser && <>In {f.browser}. </>}
+          <button type="button" class="link" onClick={() => set({ issue_id: '', browser: '' })}>Show all sessions</button>
+        </p>
+      )}
+      <Async load={list} what="sessions">
+        {(l) => l.sessions.length === 0 ? <Empty>No session matches these filters in this period.</Empty> : (
+          <>
+            <p class="muted small" role="status">{num(l.total)} session{l.total === 1 ? '' : 's'}, {SESSION_SORTS[f.sort].toLowerCase()} first; showing {num(l.offset + 1)} to {num(l.offset + l.sessions.length)}.</p>
             <div class="table-scroll">
-              <table>
-                <caption>The latest {num(r.rows.length)} sessions{withSignals ? ', those with friction' : ''}</caption>
-                <thead><tr><th scope="col">Session</th><th scope="col">Last seen</th><th scope="col">Entered on</th><th scope="col" class="num">Pages</th><th scope="col" class="num">Signals</th><th scope="col">Device</th></tr></thead>
+              <table class="session-search">
+                <thead><tr><th scope="col">Session</th><th scope="col">Started</th><th scope="col" class="num">Duration</th><th scope="col" class="num">Friction</th><th scope="col">Signals</th><th scope="col">Device</th><th scope="col">Converted</th></tr></thead>
                 <tbody>
-                  {shown.map((s) => (
-                    <tr key={s.sid}>
-                      <th scope="row"><a href={href('sessions', s.sid)}><code>{s.sid.slice(0, 12)}…</code></a></th>
-                      <td><Time iso={s.last_seen_at} short /></td>
-                      <td><code>{s.entry_page}</code></td>
-                      <td class="num">{num(s.page_count)}</td>
-                      <td class="num">{num(s.signal_count)}</td>
-                      <td>{s.device_type ?? '–'}{s.converted ? ' · converted' : ''}</td>
+                  {l.sessions.map((row) => (
+                    <tr key={row.session_id} data-session={row.session_id}>
+                      <th scope="row"><a href={href('sessions', row.session_id)}>{row.summary}</a><div class="muted small"><code>{row.session_id.slice(0, 12)}…</code> · {num(row.page_count)} page{row.page_count === 1 ? '' : 's'}</div></th>
+                      <td><Time iso={row.started_at} short /></td>
+                      <td class="num">{duration(row.duration_ms)}</td>
+                      <td class="num">{num(row.friction_weight, 1)}</td>
+                      <td><div class="chips">{Object.entries(row.signals).sort((a, b) => b[1] - a[1]).slice(0, 3).map(([t, n]) => <SignalChip key={t} type={t} text={`${signalStyle(t).label} ${num(n)}`} />)}</div></td>
+                      <td>{row.device ?? '–'}{row.browser ? ` · ${row.browser}` : ''}</td>
+                      <td>{row.converted ? 'yes' : 'no'}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             </div>
-          );
-        }}
+            <nav class="pager" aria-label="Pages of sessions">
+              <button type="button" disabled={l.offset === 0} onClick={() => set({ offset: Math.max(0, l.offset - SESSIONS_PAGE_SIZE) || '' })}>Previous</button>
+              <button type="button" disabled={l.offset + l.sessions.length >= l.total} onClick={() => set({ offset: l.offset + SESSIONS_PAGE_SIZE })}>Next</button>
+            </nav>
+          </>
+        )}
       </Async>
+      <form class="row-form" onSubmit={(e) => { e.preventDefault(); if (valid) navigate(href('sessions', lookup.trim())); }}>
+        <label for="sid">Open a session by id</label>
+        <input id="sid" value={lookup} placeholder="32 hexadecimal characters" onInput={(e) => setLookup(e.currentTarget.value)} />
+        <button type="submit" disabled={!valid}>Open</button>
+      </form>
     </>
   );
 }
 
-export function SessionsScreen({ site, id }: { site: string; id: string | null }) {
+export function SessionsScreen({ site, id, query }: { site: string; id: string | null; query: URLSearchParams }) {
   return (
     <div class="screen sessions">
-      {id ? <><p class="crumbs"><a href={href('sessions')}>Sessions</a> › Session</p><SessionView site={site} id={id} /></> : <SessionList site={site} />}
+      {id ? <><p class="crumbs"><a href={href('sessions')}>Sessions</a> › Session</p><SessionView site={site} id={id} /></> : <SessionList site={site} query={query} />}
     </div>
   );
 }
