@@ -119,6 +119,22 @@ describe('first start with the demo (SQLite, empty data dir)', () => {
     expect(scores.headline).toMatch(/^(alert|flustered|critical|watching): /);
   });
 
+  it('has its checkout funnel saved, and every step of it has traffic, with the planted checkout friction where people drop', async () => {
+    const { funnels } = await data(`/v1/manage/funnels?site_id=${creds.site_id}`);
+    expect(funnels.map((f: { name: string; steps: string[]; window_minutes: number }) => [f.name, f.steps, f.window_minutes]))
+      .toEqual([['Checkout', ['/products/*', '/cart', '/checkout', 'checkout_completed'], 60]]);
+    const run = await data(`/v1/query/funnel?steps=${encodeURIComponent(funnels[0].steps.join(','))}&window_minutes=60`);
+    const steps = run.steps as { step: string; entered: number; converted: number; friction: { signals: Record<string, number>; issues: { page: string }[]; dropped_after_friction: number } }[];
+    // Fewer at each step, and some at every one of them.
+    for (let i = 1; i < steps.length; i++) expect(steps[i].entered, steps[i].step).toBeLessThanOrEqual(steps[i - 1].entered);
+    expect(steps[3].entered).toBeGreaterThan(0);
+    // The dead "Place order" button (scenario.ts brokenCheckout): met at /checkout, and by some who left there.
+    expect(Object.keys(steps[2].friction.signals)).toEqual(expect.arrayContaining(['dead_click']));
+    expect(steps[2].friction.dropped_after_friction).toBeGreaterThan(0);
+    expect(steps[2].friction.issues.length).toBeGreaterThan(0);
+    expect(steps[2].friction.issues.every((i) => i.page === '/checkout')).toBe(true);
+  });
+
   it('every query route of the spec returns non-empty, well-formed data for the demo site', async () => {
     const scores = await data('/v1/query/scores');
     expect(scores.site.site_id).toBe(creds.site_id);

@@ -11,7 +11,7 @@ import { seedStore } from '../src/simulate/run.ts';
 const READ_TOOLS = [
   'whoami', 'get_site_context', 'get_scores', 'get_page', 'get_trends', 'compare_pages', 'get_elements', 'get_element_heatmap',
   'get_page_heatmap', 'get_friction_map', 'get_flows', 'list_issues', 'get_issue', 'list_alerts', 'get_alert', 'list_deploys',
-  'get_deploy', 'check_deploy', 'get_session', 'get_recommendations', 'get_revenue', 'query_raw', 'get_funnel',
+  'get_deploy', 'check_deploy', 'get_session', 'find_sessions', 'get_recommendations', 'get_revenue', 'query_raw', 'get_funnel',
 ];
 const WRITE_TOOLS = ['update_issue', 'update_alert', 'add_annotation', 'record_deploy'];
 const q = encodeURIComponent;
@@ -43,6 +43,8 @@ function readCases(f: Facts): { tool: string; args: Record<string, unknown>; rou
     { tool: 'list_deploys', args: {}, route: '/v1/query/deploys' },
     { tool: 'get_deploy', args: { deploy_id: f.deployId }, route: `/v1/query/deploys/${f.deployId}` },
     { tool: 'get_session', args: { session_id: f.sessionId }, route: `/v1/query/session?session_id=${f.sessionId}` },
+    { tool: 'find_sessions', args: {}, route: '/v1/query/sessions' },
+    { tool: 'find_sessions', args: { page: '/check*', converted: false, sort: 'duration', limit: 5 }, route: `/v1/query/sessions?page=${q('/check*')}&converted=false&sort=duration&limit=5` },
     { tool: 'get_recommendations', args: {}, route: '/v1/query/recommendations' },
     { tool: 'get_revenue', args: {}, route: '/v1/query/revenue' },
     { tool: 'query_raw', args: { table: 'ux_issues', limit: 5, sort: 'severity_score' }, route: '/v1/query/raw?table=ux_issues&limit=5&sort=severity_score' },

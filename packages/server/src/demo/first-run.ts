@@ -64,6 +64,13 @@ function writeCredentials(path: string, credentials: DemoCredentials) {
   renameSync(temp, path);
 }
 
+/**
+ * The demo's saved funnel: the simulated shop's way to a purchase (simulate/scenario.ts: product
+ * pages, /cart, /checkout, and the checkout_completed event sent on /checkout/complete), so the
+ * planted checkout problems show as friction where people drop.
+ */
+export const DEMO_FUNNELS = [{ name: 'Checkout', steps: ['/products/*', '/cart', '/checkout', 'checkout_completed'], window_minutes: 60 }];
+
 /** Creates the demo on the first start, or finds the one made before. */
 export async function prepareDemo(store: Store, config: Config, clock: Clock, options: DemoOptions = {}): Promise<DemoState> {
   const path = credentialsPath(config);
@@ -95,7 +102,7 @@ export async function prepareDemo(store: Store, config: Config, clock: Clock, op
   writeCredentials(path, credentials);
   const plan = generatePlan({ days, sessionsPerDay, seed, end: now });
   log(`Demo: simulating ${days} days of traffic (${plan.sessions} sessions, ${plan.events} events) and scoring them...`);
-  const summary = await seedStore({ store, config, siteId: org.site_id, secretKey: org.keys.secret, plan, onProgress: options.onProgress, log });
+  const summary = await seedStore({ store, config, siteId: org.site_id, secretKey: org.keys.secret, plan, onProgress: options.onProgress, log, funnels: DEMO_FUNNELS });
   credentials.complete = true;
   writeCredentials(path, credentials);
   return { status: 'created', path, credentials, summary, ms: Date.now() - started };

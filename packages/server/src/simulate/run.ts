@@ -38,7 +38,12 @@ export interface StoreSeedOptions {
   deliver?: boolean;
   onProgress?: Progress;
   log?: (line: string) => void;
+  /** Funnels to save on the site (through POST /v1/manage/funnels), unless one of that name exists. */
+  funnels?: readonly FunnelSpec[];
 }
+
+/** A saved funnel as POST /v1/manage/funnels takes it. */
+export interface FunnelSpec { name: string; steps: string[]; window_minutes: number }
 
 export interface SeedSummary {
   sessions: number;
@@ -150,8 +155,15 @@ async function createRule(app: App, key: string, siteId: string, rule: AlertRule
   return true;
 }
 
+/** Saves a funnel unless the site already has one of that name (a second run adds none). */
+async function saveFunnel(app: App, key: string, siteId: string, funnel: FunnelSpec): Promise<void> {
+  const existing = await call(app, key, 'GET', `/v1/manage/funnels?site_id=${siteId}`);
+  if ((existing.funnels as { name: string }[]).some((f) => f.name === funnel.name)) return;
+  await call(app, key, 'POST', '/v1/manage/funnels', { site_id: siteId, ...funnel });
+}
+
 /**
- * Stores a plan on a site: rules first, then every batch (import mode, through the ingest
+ * Stores a plan on a site: rules (and the funnels asked for) first, then every batch (import mode, through the ingest
  * route), then pipeline cycles from the start to the end with the story's actions between them.
  */
 export async function seedStore(options: StoreSeedOptions): Promise<SeedSummary> {
@@ -163,6 +175,7 @@ export async function seedStore(options: StoreSeedOptions): Promise<SeedSummary>
   const summary: SeedSummary = { sessions: plan.sessions, events: plan.events, accepted: 0, rejected: 0, cycles: 0, deploys: 0, resolved: 0, rules: 0, deliveries: 0 };
   try {
     for (const rule of plan.rules) if (await createRule(app, key, siteId, rule)) summary.rules++;
+    for (const funnel of options.funnels ?? []) await saveFunnel(app, key, siteId, funnel);
 
     // Imports keep their timestamps when they are no older than 90 days from "now".
     clock.set(plan.end);
