@@ -16,6 +16,7 @@ import { IssueScreen } from './screens/issue.tsx';
 import { SessionsScreen } from './screens/sessions.tsx';
 import { JourneysScreen } from './screens/journeys.tsx';
 import { FlowsScreen } from './screens/flows.tsx';
+import { FunnelsScreen } from './screens/funnels.tsx';
 import { AlertsScreen } from './screens/alerts.tsx';
 import { DeploysScreen } from './screens/deploys.tsx';
 import { SettingsScreen } from './screens/settings.tsx';
@@ -23,11 +24,11 @@ import { NoSuchScreen } from './components/not-found.tsx';
 
 const NAV = [
   ['', 'Overview'], ['issues', 'Issues'], ['alerts', 'Alerts'], ['deploys', 'Deploys'],
-  ['journeys', 'Journeys'], ['flows', 'Flows'], ['sessions', 'Sessions'], ['settings', 'Settings'],
+  ['journeys', 'Journeys'], ['funnels', 'Funnels'], ['flows', 'Flows'], ['sessions', 'Sessions'], ['settings', 'Settings'],
 ] as const;
 
 /** The first segments of the addresses that have a screen; any other says "No such screen". */
-const SCREENS = new Set(['page', 'issues', 'sessions', 'journeys', 'flows', 'alerts', 'deploys', 'settings']);
+const SCREENS = new Set(['page', 'issues', 'sessions', 'journeys', 'funnels', 'flows', 'alerts', 'deploys', 'settings']);
 
 function Screen({ site }: { site: string | null }) {
   const { path, query } = route.value;
@@ -41,6 +42,7 @@ function Screen({ site }: { site: string | null }) {
     case 'issues': return second ? <IssueScreen site={site} id={second} /> : <IssuesScreen site={site} query={query} />;
     case 'sessions': return <SessionsScreen site={site} id={second ?? null} query={query} />;
     case 'journeys': return <JourneysScreen site={site} query={query} />;
+    case 'funnels': return <FunnelsScreen site={site} query={query} />;
     case 'flows': return <FlowsScreen site={site} query={query} />;
     case 'alerts': return <AlertsScreen site={site} id={second ?? null} query={query} />;
     case 'deploys': return <DeploysScreen site={site} />;

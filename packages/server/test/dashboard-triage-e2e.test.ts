@@ -232,6 +232,46 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
     }
   });
 
+  it('builds a funnel, shows each step as the API counts it, saves it, and a step\'s friction opens the matching sessions', async () => {
+    const steps = ['/products/*', '/cart', '/checkout', 'checkout_completed'];
+    const from = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    const res = await fetch(`${server.url}/v1/query/funnel?site_id=${org.site_id}&steps=${encodeURIComponent(steps.join(','))}&window_minutes=60&from=${encodeURIComponent(from)}`, { headers: { authorization: `Bearer ${token}` } });
+    const funnel = ((await res.json()) as { data: { entered: number; completed: number; steps: { entered: number; converted: number; friction: { signals: Record<string, number> } }[] } }).data;
+    expect(funnel.entered).toBeGreaterThan(0);
+    const tab = await signedIn({ width: 1280, height: 720 });
+    try {
+      await tab.page.goto(`${server.url}/app/#/funnels?range=30d`);
+      await tab.page.fill('#funnel-steps', steps.join('\n'));
+      await tab.page.fill('#funnel-window', '60');
+      await tab.page.click('.funnel-form button[type=submit]');
+      await tab.page.locator('li.funnel-step').first().waitFor();
+      const entered = await tab.page.$$eval('li.funnel-step .entered', (cells) => cells.map((c) => c.textContent));
+      expect(entered).toEqual(funnel.steps.map((st) => `${st.entered.toLocaleString('en-US')} entered`));
+      await tab.page.screenshot({ path: join(SHOTS, 'funnels-1280x720.png'), fullPage: true });
+
+      // Saved, it is listed and chosen.
+      await tab.page.fill('#funnel-name', 'Checkout path');
+      await tab.page.click('#funnel-save');
+      await tab.page.waitForFunction(() => location.hash.includes('id='));
+      const listed = await fetch(`${server.url}/v1/manage/funnels?site_id=${org.site_id}`, { headers: { authorization: `Bearer ${token}` } });
+      const saved = ((await listed.json()) as { data: { funnels: { id: string; name: string; steps: string[] }[] } }).data.funnels;
+      expect(saved.find((f) => f.name === 'Checkout path')?.steps).toEqual(steps);
+
+      // A step's friction chip opens the sessions of that page with that signal.
+      const k = funnel.steps.findIndex((st, i) => steps[i].startsWith('/') && Object.keys(st.friction.signals).length > 0);
+      expect(k, 'some page step met friction').toBeGreaterThanOrEqual(0);
+      await tab.page.click(`li.funnel-step[data-step="${k}"] a.step-sessions >> nth=0`);
+      await tab.page.waitForFunction(() => location.hash.startsWith('#/sessions?'));
+      const hash = new URLSearchParams(decodeURIComponent(new URL(tab.page.url()).hash).split('?')[1]);
+      expect(hash.get('page')).toBe(steps[k]);
+      expect(Object.keys(funnel.steps[k].friction.signals)).toContain(hash.get('signal_type'));
+      await tab.page.locator('table.session-search tbody tr, .screen.sessions .state.empty').first().waitFor();
+      expect(tab.errors).toEqual([]);
+    } finally {
+      await tab.context.close();
+    }
+  });
+
   it('filters by device as the API does, and fits a 390 px window', async () => {
     const tab = await signedIn({ width: 390, height: 844 });
     try {

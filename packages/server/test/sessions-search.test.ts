@@ -194,6 +194,41 @@ eachDialect('sessions search', ({ name }) => {
     expect((await search(mine)).sessions).toEqual([]);
   });
 
+  it('the MCP tool find_sessions answers the same search, one line per session', async () => {
+    const org = await h.org('Mcp');
+    await seed(org);
+    const call = async (args: Record<string, unknown>) => {
+      const res = await h.app.inject({
+        method: 'POST', url: '/v1/mcp', headers: { ...bearer(org.keys.mcp), accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+        payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'find_sessions', arguments: args } },
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().result as { content: { text: string }[]; structuredContent: unknown; isError?: boolean };
+    };
+    const all = await call({});
+    expect(all.isError).toBeFalsy();
+    expect(all.structuredContent).toEqual(await search(org));
+    const minute = (ms: number) => iso(ms).slice(0, 16).replace('T', ' ');
+    const now = h.clock.now();
+    expect(all.content[0].text.split('\n')).toEqual([
+      `4 sessions from ${ago(7 * DAY)} to ${iso(now)}, by friction; showing 1 to 4:`,
+      `- ${S.B} ${minute(now - 2 * HOUR)} UTC, 5 min, 1 page, friction 24 (dead_click 2), not converted: 1 page (/products/:id) in 5 min; on /products/:id the user clicked 'Size guide' (a.size-guide) and nothing happened (1 more signal); did not convert.`,
+      `- ${S.A} ${minute(now - HOUR)} UTC, 1 min, 2 pages, friction 22.5 (rage_click 1), converted: 2 pages from /cart to /checkout in 1 min; on /checkout the user clicked 'Pay now' (button.pay) 4 times in 1.2 s with no response; converted.`,
+      `- ${S.C} ${minute(now - 3 * HOUR)} UTC, 10 s, 1 page, friction 20 (form_abandonment 1), not converted: 1 page (/checkout) in 10 s; on /checkout the user left a form unfinished (form#pay); did not convert.`,
+      `- ${S.D} ${minute(now - 3 * DAY)} UTC, 2 min, 2 pages, friction 0, converted: 2 pages from /Checkout to /account/:id/orders in 2 min; no friction signals; converted.`,
+    ]);
+    const narrowed = await call({ page: '/check*', converted: false, limit: 1 });
+    expect(narrowed.structuredContent).toEqual(await search(org, { page: '/check*', converted: false, limit: 1 }));
+    expect(narrowed.content[0].text.split('\n')).toEqual([
+      `1 session (page /check*, not converted) from ${ago(7 * DAY)} to ${iso(now)}, by friction; showing 1 to 1:`,
+      expect.stringMatching(new RegExp(`^- ${S.C} `)),
+    ]);
+    expect((await call({ has_clips: true })).content[0].text).toBe(`No sessions (with clips) from ${ago(7 * DAY)} to ${iso(now)}.`);
+    const bad = await call({ sort: 'newest' });
+    expect(bad.isError).toBe(true);
+    expect(bad.content[0].text).toContain('sort');
+  });
+
   it('weighs friction with the site\'s own signal weights, as scoring does', async () => {
     const org = await h.org('Weights');
     const res = await h.app.inject({

@@ -1,5 +1,5 @@
 // Read tools about what users did: the heatmaps (summarised in words), the friction journey
-// map, page-to-page flows, one session with its narrative, and raw rows.
+// map, page-to-page flows, sessions search, one session with its narrative, and raw rows.
 import { elementHeatmap } from '../../features/heatmaps/element-heatmap.ts';
 import { pageHeatmap } from '../../features/heatmaps/page-heatmap.ts';
 import { ElementHeatmap, ElementHeatmapQuery, PageHeatmap, PageHeatmapQuery } from '../../features/heatmaps/schemas.ts';
@@ -7,7 +7,9 @@ import { frictionMap } from '../../features/journeys/friction-map.ts';
 import { flows } from '../../features/journeys/flows.ts';
 import { Flows, FlowsQuery, FrictionMap, FrictionQuery } from '../../features/journeys/schemas.ts';
 import { sessionTimeline } from '../../features/sessions/session-timeline.ts';
-import { SessionQuery, SessionTimeline } from '../../features/sessions/schemas.ts';
+import { SessionQuery, SessionSearchList, SessionsSearchQuery, SessionTimeline } from '../../features/sessions/schemas.ts';
+import { searchSessions } from '../../features/sessions/session-search.ts';
+import { formatDuration } from '../../features/sessions/narrative.ts';
 import { recordAudit } from '../../audit/record.ts';
 import { rawRows } from '../../features/raw/raw-rows.ts';
 import { RawQuery, RawRows } from '../../features/raw/schemas.ts';
@@ -82,6 +84,41 @@ export const sessionTool = defineTool({
   ),
 });
 
+/** How many sessions the text lists; the structured result holds the whole page. */
+const SESSION_LINES = 20;
+
+/** The search's filters in words: " (page /checkout*, converted)". */
+function sessionFilters(input: Record<string, unknown>): string {
+  const named = ['page', 'signal_type', 'issue_id', 'device', 'browser', 'converted', 'has_clips', 'min_friction']
+    .filter((k) => input[k] !== undefined)
+    .map((k) => (typeof input[k] === 'boolean' ? `${input[k] ? '' : 'not '}${k === 'has_clips' ? 'with clips' : k}` : `${k.replace('_', ' ')} ${String(input[k])}`));
+  return named.length ? ` (${named.join(', ')})` : '';
+}
+
+type SearchRow = { session_id: string; started_at: string; duration_ms: number; page_count: number; signals: Record<string, number>; friction_weight: number; converted: boolean; summary: string };
+
+/** One session in a line: id, start (to the minute), duration, pages, friction and top signals, conversion, summary. */
+const sessionLine = (s: SearchRow) => {
+  const top = Object.entries(s.signals).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 3).map(([t, n]) => `${t} ${n}`).join(', ');
+  return `${s.session_id} ${s.started_at.slice(0, 16).replace('T', ' ')} UTC, ${formatDuration(s.duration_ms)}, ${plural(s.page_count, 'page')}, `
+    + `friction ${s.friction_weight}${top ? ` (${top})` : ''}, ${s.converted ? 'converted' : 'not converted'}: ${s.summary}`;
+};
+
+export const findSessionsTool = defineTool({
+  name: 'find_sessions',
+  title: 'Find sessions',
+  description: 'Sessions of a window (default the last 7 days, at most 90) that match: page (a path, or a pattern with * wildcards, e.g. /checkout*), signal_type, issue_id (sessions that met the issue), device, browser, converted (true/false: had a conversion event), has_clips, min_friction (friction weight: sum of signal weight x confidence), from/to; '
+    + 'sorted by friction (default, most first), start (latest first) or duration (longest first); limit 1-200 (default 50), offset. One line per session with its id (for get_session), start, duration, pages, friction and top signals, conversion and a one-line summary.',
+  input: { query: SessionsSearchQuery },
+  output: SessionSearchList,
+  run: (ctx, input) => searchSessions({ ctx, input }),
+  summarize: (d, input) => d.total === 0 ? `No sessions${sessionFilters(input)} from ${d.window_from} to ${d.window_to}.` : lines(
+    `${plural(d.total, 'session')}${sessionFilters(input)} from ${d.window_from} to ${d.window_to}, by ${input.sort ?? 'friction'}; `
+      + (d.sessions.length ? `showing ${d.offset + 1} to ${d.offset + d.sessions.length}:` : `none after the first ${d.offset}.`),
+    bullets(d.sessions, sessionLine, 'sessions', d.total - d.offset, SESSION_LINES),
+  ),
+});
+
 export const rawTool = defineTool({
   name: 'query_raw',
   title: 'Raw rows',
@@ -98,4 +135,4 @@ export const rawTool = defineTool({
   summarize: (d) => `${plural(d.rows.length, 'row')} of ${d.table} (from ${d.offset}; ${d.total} in all). The rows are in the structured result.`,
 });
 
-export const BEHAVIOUR_TOOLS = [elementHeatmapTool, pageHeatmapTool, frictionMapTool, flowsTool, sessionTool, rawTool];
+export const BEHAVIOUR_TOOLS = [elementHeatmapTool, pageHeatmapTool, frictionMapTool, flowsTool, findSessionsTool, sessionTool, rawTool];
