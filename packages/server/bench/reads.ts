@@ -25,6 +25,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const BIN = resolve(import.meta.dirname, '../bin/mallard.js');
 const TSX = resolve(import.meta.dirname, '../../../node_modules/tsx/dist/cli.mjs');
 const HOUR = 60 * 60 * 1000;
+/** The funnel the bench asks /v1/query/funnel for (60-minute window, the last 7 days). */
+export const FUNNEL_STEPS = '/,/products/*,/cart,/checkout';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 interface Measure { rps: number; p50: number; p99: number; bad: number; completed: number }
@@ -135,6 +137,9 @@ function routePaths(doc: { paths: Record<string, { get?: { parameters?: { in: st
   const values: Record<string, string> = {
     page: p.page, element: p.element, selector: p.element, session_id: p.sessionId, days: '7', limit: '20', table: 'signals',
     a: p.page, b: p.otherPage, min_friction_weight: '0', issue_id: p.issueId ?? '', alert_id: p.alertId, deploy_id: p.deployId,
+    // The ad-hoc 4-step funnel (issue 29): from the busiest page through a product page (a
+    // wildcard step) and the cart to checkout, pages every site of the dataset has.
+    steps: FUNNEL_STEPS,
   };
   // Optional parameters the bench sets: trends over its longest span (issue 17 names days=90).
   const optional: Record<string, Record<string, string>> = { '/v1/query/trends': { days: '90' } };
