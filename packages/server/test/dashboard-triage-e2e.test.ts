@@ -272,7 +272,7 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
     }
   });
 
-  it('filters by device as the API does, and fits a 390 px window', async () => {
+  it('filters flows by device as the API does; flows, sessions, funnels and issues fit a 390 px window', async () => {
     const tab = await signedIn({ width: 390, height: 844 });
     try {
       const mobile = nextPages(await flows('&device=mobile'));
@@ -283,6 +283,18 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
       const overflow = await tab.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow).toBeLessThanOrEqual(0);
       await tab.page.screenshot({ path: join(SHOTS, 'flows-390px.png'), fullPage: true });
+      // The other triage screens fit too.
+      for (const [name, hash, ready] of [
+        ['sessions', '#/sessions', 'table.session-search'],
+        ['funnels', '#/funnels?steps=/cart,/checkout,checkout_completed&range=30d', 'li.funnel-step'],
+        ['issues', '#/issues', 'table.issues'],
+      ] as const) {
+        await tab.page.goto(`${server.url}/app/${hash}`);
+        await tab.page.locator(ready).first().waitFor();
+        const wide = await tab.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect(wide, `${name} scrolls sideways`).toBeLessThanOrEqual(0);
+        await tab.page.screenshot({ path: join(SHOTS, `${name}-390px.png`), fullPage: true });
+      }
       expect(tab.errors).toEqual([]);
     } finally {
       await tab.context.close();
