@@ -101,11 +101,9 @@ export async function putConnection({ ctx, input, secrets, policy, config }: {
     const others = await trx.selectFrom('sso_connections').select(['org_id', 'email_domains']).where('org_id', '!=', orgId).execute();
     const claimed = domains.filter((d) => others.some((o) => domainsOf(o).includes(d)));
     if (claimed.length > 0) throw new AppError('conflict', `Another org already claims ${claimed.join(', ')}`, { field: 'email_domains', domains: claimed });
-    if (existing) {
-      await trx.updateTable('sso_connections').set({ ...row, created_at: existing.created_at }).where('org_id', '=', orgId).execute();
-    } else {
-      await trx.insertInto('sso_connections').values(row).execute();
-    }
+    // An upsert: two first connections at once leave the later one, not a 500.
+    const { org_id: _org, created_at: _created, ...changes } = row;
+    await trx.insertInto('sso_connections').values(row).onConflict((oc) => oc.column('org_id').doUpdateSet(changes)).execute();
     // Never the secret: only whether it changed.
     await recordAudit(trx, ctx, {
       action: 'sso.connection_updated', targetType: 'sso_connection', targetId: orgId,
@@ -268,18 +266,21 @@ export async function finishSso({ ctx, query, cookieState, secrets, policy, conf
     if (connection.jit !== 1) return fail('sso_not_member', 'not a member, and just-in-time membership is off', { userId, email });
     if (!domainsOf(connection).includes(domainOf(email))) return fail('sso_not_member', 'not a member, and the address is at none of the org\'s domains', { userId, email });
     userId = await ctx.db.transaction().execute(async (trx) => {
-      let id = (await trx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst())?.id;
-      if (!id) {
-        id = uuidv7();
-        // No password: this person signs in through the provider (an admin may still invite them to set one).
-        await trx.insertInto('users').values({ id, email, password_hash: null, name: null, created_at: now, updated_at: now }).execute();
-      }
+      // No password: this person signs in through the provider (an admin may still invite them to
+      // set one). ON CONFLICT: a concurrent first sign-in of the same address (another org's, or
+      // a second tab) may have made the user or the membership first; then that one stands.
+      await trx.insertInto('users').values({ id: uuidv7(), email, password_hash: null, name: null, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.column('email').doNothing()).execute();
+      const id = (await trx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
       const membershipId = uuidv7();
-      await trx.insertInto('memberships').values({ id: membershipId, org_id: orgId, user_id: id, role: connection.default_role, created_at: now, updated_at: now }).execute();
-      await recordAuditAs(trx, { orgId, actor: { type: 'user', id }, now, requestId: ctx.requestId, ip: ctx.ip }, {
-        action: 'member.added', targetType: 'member', targetId: membershipId,
-        details: { user_id: id, role: connection.default_role, via: 'sso', issuer: connection.issuer },
-      });
+      const added = await trx.insertInto('memberships').values({ id: membershipId, org_id: orgId, user_id: id, role: connection.default_role, created_at: now, updated_at: now })
+        .onConflict((oc) => oc.columns(['org_id', 'user_id']).doNothing()).returning('id').executeTakeFirst();
+      if (added) {
+        await recordAuditAs(trx, { orgId, actor: { type: 'user', id }, now, requestId: ctx.requestId, ip: ctx.ip }, {
+          action: 'member.added', targetType: 'member', targetId: membershipId,
+          details: { user_id: id, role: connection.default_role, via: 'sso', issuer: connection.issuer },
+        });
+      }
       return id;
     });
   }
