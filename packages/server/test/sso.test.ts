@@ -291,6 +291,21 @@ eachDialect('single sign-on with OIDC', ({ name }) => {
       expect(held.json().error.code).toBe('mfa_enrolment_required');
     });
 
+    it('two first sign-ins of one new address at once make one user, one membership and one audit row', async () => {
+      const org = await h.org('JIT race');
+      const d = await connected(org, { jit: true });
+      const email = `hal@${d}`;
+      const tabs = await Promise.all([start(email), start(email)]);
+      const backs = await Promise.all(tabs.map((t) => loginAtProvider(t.location, email, callbackUrl)));
+      const results = await Promise.all(backs.map((back, i) => callback(back, tabs[i].state!.value)));
+      expect(results.map((r) => r.headers.location)).toEqual(['/app/', '/app/']);
+      const users = await h.store.db.selectFrom('users').select('id').where('email', '=', email).execute();
+      expect(users).toHaveLength(1);
+      expect(await h.store.db.selectFrom('memberships').select('id').where('user_id', '=', users[0].id).execute()).toHaveLength(1);
+      expect(await auditRows(h.store, org.org_id, 'member.added')).toHaveLength(1);
+      expect(await auditRows(h.store, org.org_id, 'auth.sso_login')).toHaveLength(2);
+    });
+
     it('sends an address no org has set up back to the sign-in screen', async () => {
       const res = (await start(`nobody@unclaimed-${randomBytes(3).toString('hex')}.example`)).res;
       expect(ssoError(res)).toBe('sso_not_configured');
