@@ -306,6 +306,32 @@ eachDialect('single sign-on with OIDC', ({ name }) => {
       expect(await auditRows(h.store, org.org_id, 'auth.sso_login')).toHaveLength(2);
     });
 
+    it('refuses a sign-in the provider refused, one whose connection was turned off meanwhile, and the 11th start in a minute', async () => {
+      const org = await h.org('Refusals');
+      const d = await connected(org);
+      const member = await h.user(org, 'member');
+      const email = `ivy@${d}`;
+      await h.store.db.updateTable('users').set({ email }).where('id', '=', member.userId).execute();
+
+      const denied = await start(email);
+      const url = `${callbackUrl}?${new URLSearchParams({ error: 'access_denied', error_description: 'The user said no', state: denied.state!.value })}`;
+      expect(ssoError(await callback(url, denied.state!.value))).toBe('sso_provider_error');
+
+      const late = await start(email);
+      const back = await loginAtProvider(late.location, email, callbackUrl);
+      await connect(org, { issuer: idp.issuer, client_id: IDP_CLIENT_ID, email_domains: [d], enabled: false });
+      expect(ssoError(await callback(back, late.state!.value))).toBe('sso_not_configured');
+      expect(ssoError((await start(email)).res)).toBe('sso_not_configured');
+      const reasons = (await auditRows(h.store, org.org_id, 'auth.sso_login_failed')).map((r) => JSON.parse(r.details!).reason);
+      expect(reasons).toEqual(['sso_provider_error', 'sso_not_configured']);
+
+      const from = ip();
+      const answers = [];
+      for (let i = 0; i < 11; i++) answers.push((await start(email, from)).res);
+      expect(answers.slice(0, 10).map(ssoError)).toEqual(Array(10).fill('sso_not_configured'));
+      expect(ssoError(answers[10])).toBe('rate_limited');
+    });
+
     it('sends an address no org has set up back to the sign-in screen', async () => {
       const res = (await start(`nobody@unclaimed-${randomBytes(3).toString('hex')}.example`)).res;
       expect(ssoError(res)).toBe('sso_not_configured');
