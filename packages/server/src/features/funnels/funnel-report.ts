@@ -31,7 +31,8 @@ export async function funnelReport({ ctx, input }: { ctx: ServiceContext; input:
   const window = readWindow(input, ctx.now, FUNNEL_DEFAULT_DAYS * DAY_MS);
   const filters = { from: window.from!, to: window.to ?? ctx.now + 1, device: input.device };
   const windowMs = input.window_minutes * MINUTE_MS;
-  return cachedRead(ctx, ['funnel', site.id, steps, windowMs, filters], async () => {
+  // Keyed by what was asked, not the computed window (whose end moves with the clock), as flows is.
+  return cachedRead(ctx, ['funnel', site.id, steps, windowMs, input.from ?? null, input.to ?? null, input.device ?? null], async () => {
     const sids = await entrantSessionIds(ctx.db, site.id, steps[0], filters);
     const tally = newTally(steps);
     for (let i = 0; i < sids.length; i += CHUNK) {
