@@ -19,6 +19,9 @@ import { runCycle } from '../src/pipeline/cycle.ts';
 import { Prng } from '../src/simulate/prng.ts';
 import { openStore, type Dialect } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { weightResolver } from '../src/domain/signals.ts';
+
+const registryWeight = weightResolver();
 
 /** Bumped when the generator changes, so cached datasets of an older generator are rebuilt. */
 export const DATASET_VERSION = 1;
@@ -95,7 +98,7 @@ function uuid7(ms: number, rnd: Prng): string {
 }
 const hex32 = (rnd: Prng) => Array.from({ length: 4 }, () => hex(Math.floor(rnd.next() * 2 ** 32), 8)).join('');
 
-const SESSION_COLUMNS = ['id', 'site_id', 'sid', 'visitor_id', 'user_ref', 'environment', 'first_seen_at', 'last_seen_at', 'entry_page', 'exit_page', 'pages', 'page_count', 'event_count', 'signal_count', 'signal_counts', 'device_type', 'browser', 'os', 'viewport_bucket', 'app_version', 'referrer_host', 'converted'];
+const SESSION_COLUMNS = ['id', 'site_id', 'sid', 'visitor_id', 'user_ref', 'environment', 'first_seen_at', 'last_seen_at', 'entry_page', 'exit_page', 'pages', 'page_count', 'event_count', 'signal_count', 'signal_counts', 'device_type', 'browser', 'os', 'viewport_bucket', 'app_version', 'referrer_host', 'converted', 'friction_weight'];
 const EVENT_COLUMNS = ['id', 'site_id', 'sid', 'visitor_id', 'type', 'page', 'occurred_at', 'client_ts', 'received_at', 'dedupe_key', 'name', 'signal_type', 'element', 'label', 'props', 'referrer_page', 'environment'];
 const SIGNAL_COLUMNS = ['id', 'site_id', 'event_id', 'sid', 'visitor_id', 'signal_type', 'page', 'element', 'label', 'confidence', 'occurred_at', 'rx', 'ry', 'vx', 'vy', 'environment'];
 
@@ -145,6 +148,9 @@ export async function generateRows(sink: Sink, siteIds: string[], signals: numbe
     const wanted = Math.min(signals - written, Math.floor(rnd.next() * rnd.next() * SIGNALS_PER_SESSION * 4));
     const visited: string[] = [];
     const counts: Record<string, number> = {};
+    // sum(weight x cf), as ingest keeps it (migration 0018). A dataset cached before this column
+    // gets the same values from 0018's backfill when it is migrated, so DATASET_VERSION stays.
+    let friction = 0;
     let t = at;
     let eventIndex = 0;
     let signalsLeft = wanted;
@@ -168,13 +174,14 @@ export async function generateRows(sink: Sink, siteIds: string[], signals: numbe
         buffers.events.push([signalEventId, siteId, sid, visitor, 'signal', page, t, t, t + 500, `id:${sid}-${eventIndex++}`, null, type, element, label, null, null, 'production']);
         buffers.signals.push([uuid7(t, rnd), siteId, signalEventId, sid, visitor, type, page, element, label, confidence, t, rx, ry, heat ? 0.5 : null, heat ? 0.5 : null, 'production']);
         counts[type] = (counts[type] ?? 0) + 1;
+        friction += registryWeight(type) * confidence;
       }
       signalsLeft -= here;
       t += 5000 + Math.floor(rnd.next() * 60_000);
     }
     written += wanted;
     lastSession = site === 0 ? sid : lastSession;
-    buffers.sessions.push([uuid7(at, rnd), siteId, sid, visitor, null, 'production', at, t, visited[0], visited.at(-1), JSON.stringify(visited.slice(0, 50)), visited.length, eventIndex, wanted, JSON.stringify(counts), device, browser, os, viewport, null, rnd.next() < 0.3 ? 'www.google.com' : null, rnd.next() < 0.05 ? 1 : 0]);
+    buffers.sessions.push([uuid7(at, rnd), siteId, sid, visitor, null, 'production', at, t, visited[0], visited.at(-1), JSON.stringify(visited.slice(0, 50)), visited.length, eventIndex, wanted, JSON.stringify(counts), device, browser, os, viewport, null, rnd.next() < 0.3 ? 'www.google.com' : null, rnd.next() < 0.05 ? 1 : 0, friction]);
     await flush();
   }
   await flush(true);
