@@ -123,6 +123,11 @@ eachDialect('funnels', ({ name }) => {
       expect([longer.entered, longer.completed]).toEqual([9, 4]);
       const then = await funnel(org, { steps: STEPS, from: iso(now - 11 * DAY), to: iso(now - 9 * DAY) });
       expect([then.entered, then.completed, then.window_to]).toEqual([1, 1, iso(now - 9 * DAY)]);
+      // Ending at T + 150 s: A and H reach /checkout, A's rage click there (T + 3 min) and its purchase (T + 5 min) fall after the end.
+      const early = await funnel(org, { steps: STEPS, to: iso(T + 150 * SEC) });
+      expect(early.steps.map((s: { entered: number; converted: number }) => [s.entered, s.converted])).toEqual([[8, 2], [2, 0], [0, 0]]);
+      expect(early.steps[1].friction).toMatchObject({ signals: {}, dropped_after_friction: 0 });
+      expect(early.steps[0].friction).toMatchObject({ signals: { rage_click: 1 }, dropped_after_friction: 1 });
       // Steps that must happen after T + 1 hour: only the window's events count (every /cart was before).
       const late = await funnel(org, { steps: STEPS, from: iso(T + 30 * MIN) });
       expect(late.entered).toBe(0);

@@ -4,8 +4,10 @@
 //      and wildcard patterns by LIKE over the site's pageviews of the window; for an event step
 //      through events_site_track (site_id, name, occurred_at);
 //   2. for those sessions only, in chunks of CHUNK, their pageviews of the window (the covering
-//      events_site_sid_pageviews), their track events named by a step, and their signals
-//      (signals_site_sid), all bounded by the window;
+//      events_site_sid_pageviews), their track events (events_dedupe, by session) and their
+//      signals (signals_site_sid); track events and signals are kept to the window and the
+//      step names here, not in SQL: with a time range SQLite (no statistics) walked the
+//      site's whole window through events_site_time and signals_site_time for every chunk;
 // so the cost follows how many sessions entered the funnel, never the site's whole history.
 // Pages are matched to patterns in JavaScript (matchesPagePattern): SQL's LIKE only narrows,
 // since SQLite's ignores case.
@@ -52,21 +54,21 @@ export async function loadFunnelSessions(db: Kysely<Database>, siteId: string, s
       .where('site_id', '=', siteId).where('sid', 'in', list).where('type', '=', 'pageview')
       .where('occurred_at', '>=', from).where('occurred_at', '<', to).execute(),
     eventNames.length === 0 ? [] : db.selectFrom('events').select(['id', 'sid', 'page', 'name', 'occurred_at'])
-      .where('site_id', '=', siteId).where('sid', 'in', list).where('type', '=', 'track').where('name', 'in', padInList(eventNames))
-      .where('occurred_at', '>=', from).where('occurred_at', '<', to).execute(),
+      .where('site_id', '=', siteId).where('sid', 'in', list).where('type', '=', 'track').execute(),
     db.selectFrom('signals').select(['sid', 'signal_type', 'page', 'occurred_at'])
-      .where('site_id', '=', siteId).where('sid', 'in', list).where('occurred_at', '>=', from).where('occurred_at', '<', to).execute(),
+      .where('site_id', '=', siteId).where('sid', 'in', list).execute(),
   ]);
+  const inWindow = (at: number) => at >= from && at < to;
   const hits = new Map<string, (Hit & { id: string })[]>(sids.map((sid) => [sid, []]));
   for (const v of views) {
     if (pageSteps.some((p) => matchesPagePattern(p, v.page))) hits.get(v.sid)?.push({ id: v.id, at: v.occurred_at, kind: 'page', value: v.page, page: v.page });
   }
-  for (const t of tracks) hits.get(t.sid)?.push({ id: t.id, at: t.occurred_at, kind: 'event', value: t.name ?? '', page: t.page });
+  for (const t of tracks) if (inWindow(t.occurred_at) && eventNames.includes(t.name ?? '')) hits.get(t.sid)?.push({ id: t.id, at: t.occurred_at, kind: 'event', value: t.name ?? '', page: t.page });
   const byId = new Map<string, FunnelSession & { signals: { at: number; type: string; page: string }[] }>();
   for (const sid of sids) {
     const mine = hits.get(sid)!.sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     byId.set(sid, { hits: mine.map(({ at, kind, value, page }) => ({ at, kind, value, page })), signals: [] });
   }
-  for (const s of signals) byId.get(s.sid)?.signals.push({ at: s.occurred_at, type: s.signal_type, page: s.page });
+  for (const s of signals) if (inWindow(s.occurred_at)) byId.get(s.sid)?.signals.push({ at: s.occurred_at, type: s.signal_type, page: s.page });
   return sids.map((sid) => byId.get(sid)!);
 }
