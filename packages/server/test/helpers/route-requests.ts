@@ -61,6 +61,8 @@ const BODY_HINTS: Record<string, Record<string, unknown>> = {
   'POST /v1/manage/integrations': { provider: 'slack', config: { webhook_url: 'http://127.0.0.1:9/route-security' } },
   // The target member is a viewer: a real change of role (a no-op PATCH writes nothing to audit).
   'PATCH /v1/manage/members/:id': { role: 'member' },
+  // An issuer on loopback where nothing listens: discovery is refused without a DNS query leaving the machine.
+  'PUT /v1/manage/sso': { issuer: 'http://127.0.0.1:9/route-security', client_id: 'route-security', client_secret: 'route-security', email_domains: ['route-security.example'] },
 };
 
 /**
