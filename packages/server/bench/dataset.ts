@@ -24,7 +24,7 @@ import { weightResolver } from '../src/domain/signals.ts';
 const registryWeight = weightResolver();
 
 /** Bumped when the generator changes, so cached datasets of an older generator are rebuilt. */
-export const DATASET_VERSION = 1;
+export const DATASET_VERSION = 2;
 export const BENCH_SECRET = 'bench-secret-bench-secret-bench-secret-00';
 export const DAY = 24 * 60 * 60 * 1000;
 const INTERVAL = 15 * 60 * 1000;
@@ -148,8 +148,8 @@ export async function generateRows(sink: Sink, siteIds: string[], signals: numbe
     const wanted = Math.min(signals - written, Math.floor(rnd.next() * rnd.next() * SIGNALS_PER_SESSION * 4));
     const visited: string[] = [];
     const counts: Record<string, number> = {};
-    // sum(weight x cf), as ingest keeps it (migration 0018). A dataset cached before this column
-    // gets the same values from 0018's backfill when it is migrated, so DATASET_VERSION stays.
+    // sum(weight x cf), as ingest keeps it (migration 0018). Version 2: datasets built between
+    // migration 0018 and this column (which 0018's backfill found empty) held zeros.
     let friction = 0;
     let t = at;
     let eventIndex = 0;

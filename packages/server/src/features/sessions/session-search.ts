@@ -36,21 +36,35 @@ interface IssueKey { type: string; element_selector: string; page: string }
 
 const round1 = (v: number) => Math.round(v * 10) / 10;
 
+/** The shortest window whose friction order walks the friction index rather than sorting the window's range. */
+const FRICTION_WALK_MIN_SPAN_MS = 2 * DAY_MS;
+
 async function pageMatchOf(db: Kysely<Database>, siteId: string, value: string): Promise<PageMatch> {
   // Without a wildcard the page is normalized as ingest stored it (ids grouped, the site's page groups).
   if (!hasWildcard(value)) return { exact: await pageParam(db, siteId, value) };
   return { pattern: checkPagePattern(value, 'page') };
 }
 
+const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
+
+/**
+ * A column a probe of one session must not be looked up by: on SQLite a unary `+`, without
+ * which its planner (no statistics) took the page index (site_id, page, ...) for the probe and
+ * read every pageview of the page for each session (150 s at 100k signals, BENCHMARKS.md)
+ * instead of the session's own rows.
+ */
+const probeRef = (db: Kysely<Database>, ref: 'events.page' | 'signals.page') => (isPostgres(db) ? sql.ref(ref) : sql`+${sql.ref(ref)}`);
+
 /**
  * A pattern as SQL on the pageview's page, matched case and all on both dialects: LIKE on
  * PostgreSQL; GLOB on SQLite, whose LIKE ignores ASCII case (literal parts bracketed: `[*]`).
  */
 function pageCondition(db: Kysely<Database>, match: PageMatch) {
-  if ('exact' in match) return sql<boolean>`events.page = ${match.exact}`;
-  if (db.getExecutor().adapter instanceof PostgresAdapter) return sql<boolean>`events.page like ${likePattern(match.pattern)} escape '\\'`;
+  const page = probeRef(db, 'events.page');
+  if ('exact' in match) return sql<boolean>`${page} = ${match.exact}`;
+  if (isPostgres(db)) return sql<boolean>`${page} like ${likePattern(match.pattern)} escape '\\'`;
   const glob = match.pattern.split('*').map((part) => part.replace(/[[*?]/g, (c) => `[${c}]`)).join('*');
-  return sql<boolean>`events.page glob ${glob}`;
+  return sql<boolean>`${page} glob ${glob}`;
 }
 
 function filtered(db: Kysely<Database>, query: SessionQuery, input: SessionsSearchQuery, page: PageMatch | null, issue: IssueKey | null): SessionQuery {
@@ -69,7 +83,7 @@ function filtered(db: Kysely<Database>, query: SessionQuery, input: SessionsSear
   }
   if (issue) {
     q = q.where((eb) => eb.exists(signalsOfSession(eb).where('signals.signal_type', '=', issue.type)
-      .where('signals.element', '=', issue.element_selector).where('signals.page', '=', issue.page)));
+      .where('signals.element', '=', issue.element_selector).where(sql<boolean>`${probeRef(db, 'signals.page')} = ${issue.page}`)));
   }
   if (page) {
     // A literal `type = 'pageview'`, so both planners can use the partial pageview index.
@@ -127,11 +141,22 @@ export async function searchSessions({ ctx, input }: { ctx: ServiceContext; inpu
   }
   const { offset = 0, limit = 50 } = input;
   return cachedRead(ctx, ['sessions-search', site.id, from, to, page, issue, input], async () => {
-    let base = ctx.db.selectFrom('sessions').where('site_id', '=', site.id).where('first_seen_at', '>=', from);
-    if (to !== null) base = base.where('first_seen_at', '<', to);
-    const query = filtered(ctx.db, base, input, page, issue);
+    const inWindow = (walkFriction: boolean) => {
+      // Walking sessions_site_friction from the top: the window's bounds are tested on the
+      // index's own start column instead of being its range (SQLite: unary +, see probeRef).
+      const start = walkFriction && !isPostgres(ctx.db) ? sql<number>`+first_seen_at` : sql.ref('first_seen_at');
+      let q = ctx.db.selectFrom('sessions').where('site_id', '=', site.id).where(start, '>=', from);
+      if (to !== null) q = q.where(start, '<', to);
+      return filtered(ctx.db, q, input, page, issue);
+    };
+    // The friction order of a window of days reads the top of the friction index until it has
+    // offset + limit sessions of the window (a window is a fair share of 90 days, so few are
+    // skipped); a narrower window is read as a range of sessions_site_started and sorted. The
+    // count is always the range.
+    const walk = (input.sort ?? 'friction') === 'friction' && (to ?? ctx.now) - from >= FRICTION_WALK_MIN_SPAN_MS;
+    const query = inWindow(false);
     const [rows, count] = await Promise.all([
-      sorted(query.select(['sid', 'first_seen_at', 'last_seen_at', 'pages', 'page_count', 'entry_page', 'exit_page', 'signal_count', 'signal_counts',
+      sorted(inWindow(walk).select(['sid', 'first_seen_at', 'last_seen_at', 'pages', 'page_count', 'entry_page', 'exit_page', 'signal_count', 'signal_counts',
         'friction_weight', 'converted', 'device_type', 'browser']), input.sort).limit(limit).offset(offset).execute(),
       query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
     ]);
