@@ -13,6 +13,8 @@ const benches: Record<string, (argv: string[]) => Promise<string>> = {
   deploys: async () => (await import('./deploys.ts')).runDeploysBench(),
   elements: async () => (await import('./elements.ts')).runElementsBench(),
   reads: async (argv) => (await import('./reads.ts')).runReadsBench(argv),
+  // The reads bench on the sessions search (issue 29; its default: friction order, last 7 days), with the issues list beside it.
+  sessions: async (argv) => (await import('./reads.ts')).runReadsBench(['--routes', 'sessions,issues', ...argv]),
   start: async () => (await import('./start.ts')).runStartBench(),
 };
 
