@@ -75,8 +75,11 @@ function filtered(db: Kysely<Database>, query: SessionQuery, input: SessionsSear
   // No clips are recorded yet (DESIGN.md, "Clips"): no session has one.
   if (input.has_clips === true) q = q.where(sql<boolean>`1 = 0`);
   if (input.min_friction !== undefined) q = q.where('friction_weight', '>=', input.min_friction);
+  // OFFSET keeps PostgreSQL from turning the probe into a semi-join, which hashed every event
+  // or signal of the site (a sequential scan growing with its history) instead of looking up
+  // each session of the window's own rows by (site_id, sid); SQLite probes per row anyway.
   const signalsOfSession = (eb: ExpressionBuilder<Database, 'sessions'>) => eb.selectFrom('signals').select(sql`1`.as('one'))
-    .whereRef('signals.site_id', '=', 'sessions.site_id').whereRef('signals.sid', '=', 'sessions.sid');
+    .whereRef('signals.site_id', '=', 'sessions.site_id').whereRef('signals.sid', '=', 'sessions.sid').limit(1).offset(0);
   if (input.signal_type) {
     const type = input.signal_type;
     q = q.where((eb) => eb.exists(signalsOfSession(eb).where('signals.signal_type', '=', type)));
@@ -89,7 +92,7 @@ function filtered(db: Kysely<Database>, query: SessionQuery, input: SessionsSear
     // A literal `type = 'pageview'`, so both planners can use the partial pageview index.
     q = q.where((eb) => eb.exists(eb.selectFrom('events').select(sql`1`.as('one'))
       .whereRef('events.site_id', '=', 'sessions.site_id').whereRef('events.sid', '=', 'sessions.sid')
-      .where(sql<boolean>`events.type = 'pageview'`).where(pageCondition(db, page))));
+      .where(sql<boolean>`events.type = 'pageview'`).where(pageCondition(db, page)).limit(1).offset(0)));
   }
   return q;
 }
