@@ -133,7 +133,7 @@ describe('OpenAPI document', () => {
 
   it('describes parameters, bodies and the error codes each route can answer', () => {
     const issues = doc.paths['/v1/query/issues'].get;
-    expect(issues.parameters!.map((p) => p.name).sort()).toEqual(['assigned_to', 'attention', 'limit', 'offset', 'page', 'q', 'severity', 'site_id', 'sort', 'status', 'type']);
+    expect(issues.parameters!.map((p) => p.name).sort()).toEqual(['assigned_to', 'attention', 'first_seen_from', 'first_seen_to', 'last_seen_from', 'last_seen_to', 'limit', 'offset', 'page', 'q', 'severity', 'site_id', 'sort', 'status', 'type']);
     const status = issues.parameters!.find((p) => p.name === 'status') as unknown as { schema: { anyOf?: { enum?: string[] }[]; enum?: string[] } };
     expect(JSON.stringify(status.schema)).toContain('regressed');
     expect(issues.responses['400'].description).toContain('invalid_status');

@@ -46,7 +46,7 @@ export const SiteQuery = Type.Object({ site_id: Type.Optional(SiteIdParam) });
 export const DAILY_COUNT_DAYS = 14;
 
 /** An issue as the list shows it: the record plus its daily signal counts over two weeks. */
-export const IssueListRow = Type.Intersect([IssueRecord, Type.Object({
+export const IssueListRow = Type.Composite([IssueRecord, Type.Object({
   daily_counts: Type.Array(Type.Integer(), { minItems: DAILY_COUNT_DAYS, maxItems: DAILY_COUNT_DAYS, description: `The issue's signals (its type on its element and page) per UTC day, ${DAILY_COUNT_DAYS} days, oldest first, the last being today up to window_to` }),
   window_from: Type.String({ format: 'date-time', description: 'Start of daily_counts\' window: midnight UTC 13 days before today' }),
   window_to: Type.String({ format: 'date-time', description: 'End of daily_counts\' window: the time of the answer' }),
