@@ -794,6 +794,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/query/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sessions of a window (default the last 7 days), filtered by page pattern, signal type, issue, device, browser, conversion and friction; by friction weight by default
+         * @description Credential: a key with `query:read` or `mcp:read`, or a user token; role `viewer` or higher.
+         */
+        get: operations["getQuerySessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/query/element-heatmap": {
         parameters: {
             query?: never;
@@ -872,6 +892,74 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/query/funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An ad-hoc funnel: per ordered step, who entered, who went on, the median time to the next step and the friction met there
+         * @description Credential: a key with `query:read` or `mcp:read`, or a user token; role `viewer` or higher.
+         */
+        get: operations["getQueryFunnel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/funnels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the site's saved funnels
+         * @description Credential: a key with `manage:write`, or a user token; role `viewer` or higher.
+         */
+        get: operations["getManageFunnels"];
+        put?: never;
+        /**
+         * Save a funnel
+         * @description Credential: a key with `manage:write`, or a user token; role `admin` or higher.
+         */
+        post: operations["postManageFunnels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/funnels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a saved funnel
+         * @description Credential: a key with `manage:write`, or a user token; role `admin` or higher.
+         */
+        delete: operations["deleteManageFunnelsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a saved funnel (partial)
+         * @description Credential: a key with `manage:write`, or a user token; role `admin` or higher.
+         */
+        patch: operations["patchManageFunnelsById"];
         trace?: never;
     };
     "/v1/query/raw": {
@@ -9226,6 +9314,250 @@ export interface operations {
             };
         };
     };
+    getQuerySessions: {
+        parameters: {
+            query?: {
+                /** @description The site (a UUID). A site-scoped key may omit it (its own site is used); org-level credentials must give it */
+                site_id?: string;
+                /** @description Only sessions that viewed a page matching this pattern: a path, exact (normalized as ingest stores pages), or with * wildcards matching any run of characters (/checkout*, /account/*\/orders); case-sensitive */
+                page?: string;
+                /** @description Only sessions with at least one signal of this type, e.g. rage_click */
+                signal_type?: string;
+                /** @description Only sessions that met this issue: a signal of its type on its element and page (a UUID of an issue of the site) */
+                issue_id?: string;
+                /** @description Only sessions on this device class */
+                device?: "desktop" | "mobile" | "tablet";
+                /** @description ISO 8601 instant, within the last 90 days; the window starts here (inclusive) */
+                from?: string;
+                /** @description ISO 8601 instant, after from and not in the future; the window ends here (exclusive) */
+                to?: string;
+                /** @description Only sessions in this browser family, as the rows name it (Chrome, Safari, Firefox, Microsoft Edge, ...); case-insensitive */
+                browser?: string;
+                /** @description true: only sessions with a conversion event of the site's revenue config (revenue_config.conversion_events); false: only those without (default: both) */
+                converted?: boolean;
+                /** @description true: only sessions with a friction clip; false: any session. No clips are recorded yet, so true answers no rows */
+                has_clips?: boolean;
+                /** @description Only sessions whose friction weight (sum of weight x confidence of their signals) is at least this (0 to 1000000; default: no minimum) */
+                min_friction?: number;
+                /** @description friction (default): highest friction weight first; start: latest start first; duration: longest first (each then latest start, then session id) */
+                sort?: "friction" | "start" | "duration";
+                /** @description How many records to skip (0 to 1000000, default 0) */
+                offset?: number;
+                /** @description Most records returned (1 to 200, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            sessions: {
+                                /** @description 32 hexadecimal characters; GET /v1/query/session?session_id= has its timeline */
+                                session_id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                started_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                ended_at: string;
+                                duration_ms: number;
+                                /** @description Pages viewed, in order */
+                                pages: string[];
+                                /** @description Pageviews */
+                                page_count: number;
+                                /** @description Signal count per signal type */
+                                signals: {
+                                    [key: string]: number;
+                                };
+                                signal_count: number;
+                                /** @description Sum of weight x confidence of the session's signals, rounded to one decimal (weights as scoring resolves them when the signal was stored) */
+                                friction_weight: number;
+                                converted: boolean;
+                                device: string | null;
+                                browser: string | null;
+                                /** @description The session in one line, from its narrative: pages, its heaviest friction moment, how it ended */
+                                summary: string;
+                            }[];
+                            total: number;
+                            offset: number;
+                            limit: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            window_from: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            window_to: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getQueryElementHeatmap: {
         parameters: {
             query: {
@@ -9913,6 +10245,1150 @@ export interface operations {
             };
             /** @description `request_timeout`: Error */
             408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getQueryFunnel: {
+        parameters: {
+            query: {
+                /** @description The site (a UUID). A site-scoped key may omit it (its own site is used); org-level credentials must give it */
+                site_id?: string;
+                /**
+                 * @description 2 to 10 ordered steps, comma-separated; a step starting with / is a page pattern (* matches any run of characters, e.g. /products/*), anything else a custom event name sent with track()
+                 * @example /cart,/checkout,/checkout/complete
+                 */
+                steps: string;
+                /** @description Minutes after entering step 1 within which the later steps must happen (1 to 10080, default 60) */
+                window_minutes?: number;
+                /** @description Only sessions on this device class */
+                device?: "desktop" | "mobile" | "tablet";
+                /** @description ISO 8601 instant, within the last 90 days; the window starts here (inclusive) */
+                from?: string;
+                /** @description ISO 8601 instant, after from and not in the future; the window ends here (exclusive) */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            site_id: string;
+                            window_minutes: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            window_from: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            window_to: string;
+                            steps: {
+                                /** @description The step as matched (an exact page normalized as ingest stores pages) */
+                                step: string;
+                                /**
+                                 * @description page: a page pattern; event: a custom event name
+                                 * @enum {string}
+                                 */
+                                kind: "page" | "event";
+                                /** @description Sessions that reached this step in order */
+                                entered: number;
+                                /** @description Of those, sessions that went on to the next step (on the last step: entered) */
+                                converted: number;
+                                /** @description converted / entered, 0 to 1 (3 decimals; 0 when nobody entered) */
+                                conversion_rate: number;
+                                /** @description Median time from this step to the next among those who converted; null on the last step or when none did */
+                                median_ms_to_next: number | null;
+                                friction: {
+                                    /** @description Up to 5 most frequent tier-1 and tier-2 signal types met at this step by the sessions that entered it (type -> count) */
+                                    signals: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Up to 5 of the site's open issues on this step's page(s), highest priority first */
+                                    issues: {
+                                        /**
+                                         * @description UUID
+                                         * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                         */
+                                        id: string;
+                                        title: string;
+                                        /** @enum {string} */
+                                        severity: "low" | "medium" | "high" | "critical";
+                                        page: string;
+                                    }[];
+                                    /** @description Of those who entered and did not go on, how many met a tier-1 or tier-2 signal at this step first */
+                                    dropped_after_friction: number;
+                                };
+                            }[];
+                            /** @description Sessions that entered step 1 */
+                            entered: number;
+                            /** @description Sessions that reached the last step */
+                            completed: number;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getManageFunnels: {
+        parameters: {
+            query?: {
+                /** @description The site (a UUID). A site-scoped key may omit it (its own site is used); org-level credentials must give it */
+                site_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            funnels: {
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                site_id: string;
+                                name: string;
+                                steps: string[];
+                                window_minutes: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                updated_at: string;
+                            }[];
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postManageFunnels: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same body from the same credential within 24 hours replays the first successful answer (header `Idempotent-Replayed: true`) without doing the work again; another body is 409 `idempotency_conflict`. */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Checkout",
+                 *       "steps": [
+                 *         "/cart",
+                 *         "/checkout",
+                 *         "checkout_completed"
+                 *       ],
+                 *       "window_minutes": 60
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The site (a UUID). A site-scoped key may omit it (its own site is used); org-level credentials must give it */
+                    site_id?: string;
+                    name: string;
+                    /** @description 2 to 10 ordered steps; a step starting with / is a page pattern (* matches any run of characters, e.g. /products/*), anything else a custom event name sent with track() */
+                    steps: string[];
+                    /** @description Minutes after entering step 1 within which the later steps must happen (1 to 10080, default 60) */
+                    window_minutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            id: string;
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            site_id: string;
+                            name: string;
+                            steps: string[];
+                            window_minutes: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            updated_at: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`, `empty_body`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `idempotency_conflict`: Conflicts with the current state */
+            409: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteManageFunnelsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The saved funnel id (a UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            deleted: boolean;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    patchManageFunnelsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The saved funnel id (a UUID) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "window_minutes": 120
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /** @description 2 to 10 ordered steps; a step starting with / is a page pattern (* matches any run of characters, e.g. /products/*), anything else a custom event name sent with track() */
+                    steps?: string[];
+                    /** @description Minutes after entering step 1 within which the later steps must happen (1 to 10080, default 60) */
+                    window_minutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            id: string;
+                            /**
+                             * @description UUID
+                             * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                             */
+                            site_id: string;
+                            name: string;
+                            steps: string[];
+                            window_minutes: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            updated_at: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `empty_body`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
                 headers: {
                     /** @description Requests allowed in the current window */
                     "ratelimit-limit"?: number;
@@ -12823,6 +14299,14 @@ export interface operations {
                 assigned_to?: string;
                 /** @description Only issues whose title, element label, selector or page contains this text (case-insensitive) */
                 q?: string;
+                /** @description Only issues first seen at or after this ISO 8601 instant */
+                first_seen_from?: string;
+                /** @description Only issues first seen before this ISO 8601 instant (after first_seen_from) */
+                first_seen_to?: string;
+                /** @description Only issues last seen at or after this ISO 8601 instant */
+                last_seen_from?: string;
+                /** @description Only issues last seen before this ISO 8601 instant (after last_seen_from) */
+                last_seen_to?: string;
                 /** @description priority (default): issues needing attention first, then highest priority, regressed first at equal priority, then most recently seen; severity: most severe first; users: most users in 7 days first; revenue: most revenue at risk first; last_seen: most recently seen first (each then by priority) */
                 sort?: "priority" | "severity" | "users" | "revenue" | "last_seen";
                 /** @description How many records to skip (0 to 1000000, default 0) */
@@ -12932,6 +14416,18 @@ export interface operations {
                                 priority: number;
                                 /** @description The priority in words, e.g. "critical; 272 users in 7 days; $7,167/month at risk; rage click (weight 25)" */
                                 priority_reason: string;
+                                /** @description The issue's signals (its type on its element and page) per UTC day, 14 days, oldest first, the last being today up to window_to */
+                                daily_counts: number[];
+                                /**
+                                 * Format: date-time
+                                 * @description Start of daily_counts' window: midnight UTC 13 days before today
+                                 */
+                                window_from: string;
+                                /**
+                                 * Format: date-time
+                                 * @description End of daily_counts' window: the time of the answer
+                                 */
+                                window_to: string;
                             }[];
                             total: number;
                             offset: number;
