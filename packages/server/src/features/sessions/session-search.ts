@@ -143,7 +143,10 @@ export async function searchSessions({ ctx, input }: { ctx: ServiceContext; inpu
     issue = found;
   }
   const { offset = 0, limit = 50 } = input;
-  return cachedRead(ctx, ['sessions-search', site.id, from, to, page, issue, input], async () => {
+  // Keyed by what was asked, as the other reads are: the default window moves with the clock, so
+  // its bounds in the key would make every request a miss; an answer is served for at most the
+  // read cache's age, its window_from / window_to saying which window it is.
+  return cachedRead(ctx, ['sessions-search', site.id, page, issue, input], async () => {
     const inWindow = (walkFriction: boolean) => {
       // Walking sessions_site_friction from the top: the window's bounds are tested on the
       // index's own start column instead of being its range (SQLite: unary +, see probeRef).
