@@ -6,7 +6,9 @@ import type { ServiceContext } from '../../domain/context.ts';
 import { hasWildcard, matchesPagePattern } from '../../domain/page-pattern.ts';
 import { readWindow, type ReadFilterInput } from '../../domain/read-window.ts';
 import { isEdgeDecorator } from '../../domain/signals.ts';
-import { pageParam } from '../../domain/site-settings.ts';
+import { loadIngestSettings } from '../../domain/site-settings.ts';
+import { normalizePage } from '../../domain/normalize.ts';
+import { invalidInput } from '../../domain/errors.ts';
 import { OPEN_ISSUE_STATUSES } from '../../domain/statuses.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
 import { DAY_MS, MINUTE_MS } from '../../domain/time.ts';
@@ -25,14 +27,20 @@ export interface FunnelInput extends ReadFilterInput { site_id?: string; steps: 
 export async function funnelReport({ ctx, input }: { ctx: ServiceContext; input: FunnelInput }): Promise<Funnel> {
   const site = await resolveSite(ctx, input.site_id);
   const parsed = parseSteps(typeof input.steps === 'string' ? splitSteps(input.steps) : input.steps);
-  // An exact page is matched as ingest stored it (ids grouped, the site's page groups applied).
-  const steps: FunnelStep[] = [];
-  for (const s of parsed) steps.push(s.kind === 'page' && !hasWildcard(s.step) ? { ...s, step: await pageParam(ctx.db, site.id, s.step, 'steps') } : s);
   const window = readWindow(input, ctx.now, FUNNEL_DEFAULT_DAYS * DAY_MS);
   const filters = { from: window.from!, to: window.to ?? ctx.now + 1, device: input.device };
   const windowMs = input.window_minutes * MINUTE_MS;
   // Keyed by what was asked, not the computed window (whose end moves with the clock), as flows is.
-  return cachedRead(ctx, ['funnel', site.id, steps, windowMs, input.from ?? null, input.to ?? null, input.device ?? null], async () => {
+  return cachedRead(ctx, ['funnel', site.id, parsed, windowMs, input.from ?? null, input.to ?? null, input.device ?? null], async () => {
+    // An exact page is matched as ingest stored it (ids grouped, the site's page groups applied):
+    // the settings are read once, inside the cached computation, not once per step and request.
+    const { pageGroups } = await loadIngestSettings(ctx.db, site.id, 'production');
+    const steps: FunnelStep[] = parsed.map((s) => {
+      if (s.kind !== 'page' || hasWildcard(s.step)) return s;
+      const page = normalizePage(s.step, pageGroups);
+      if (!page) throw invalidInput('steps', `${s.step.slice(0, 40)} is not a usable page path`);
+      return { ...s, step: page };
+    });
     const sids = await entrantSessionIds(ctx.db, site.id, steps[0], filters);
     const tally = newTally(steps);
     for (let i = 0; i < sids.length; i += CHUNK) {
