@@ -106,7 +106,8 @@ const issueKey = (page: string, type: string, element: string) => `${page}\u0000
 /**
  * Each listed issue's signals (its type on its element and page) per UTC day from windowFrom
  * (a midnight) to `to`: one grouped read of the listed issues' pages through
- * signals_site_page_time, so its cost follows the page of issues and two weeks, not the site.
+ * signals_site_page_time: its cost grows with those pages' traffic over two weeks (every signal
+ * of the page is read to test its type and element), not with the site's history.
  */
 async function dailyCounts(db: Kysely<Database>, siteId: string, issues: readonly UxIssue[], windowFrom: number, to: number) {
   const out = new Map<string, number[]>();
