@@ -147,7 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     request.auth = await withFailedAuthLockout(limiter, request.ip, now, () => (sessionToken !== null
       ? authenticateSession(store, secrets, sessionToken, now)
       : authenticate(store, secrets, bearerToken(request), now)));
-    if (access.surface === 'query' || access.surface === 'manage') {
+    if ((access.surface === 'query' || access.surface === 'manage') && !access.ownRateLimit) {
       await enforceRateLimit(app.services, request, reply, access.surface, now);
     }
     if (access.jwtOnly && request.auth.kind !== 'jwt') {

@@ -6,7 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_READ_CACHE_MS, parseDatabaseUrl, type SqliteSynchronous } from './store/db.ts';
 
-export interface RateLimits { query: number; manage: number; ingest: number; guide: number }
+export interface RateLimits {
+  query: number; manage: number; ingest: number; guide: number;
+  /** MCP tool calls (and resource reads, prompt fetches) a minute per credential, apart from the query surface's limit. */
+  mcp: number;
+}
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -59,7 +63,7 @@ export interface Config {
 export class ConfigError extends Error {}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-export const DEFAULT_RATE_LIMITS: RateLimits = { query: 100, manage: 30, ingest: 10_000, guide: 200 };
+export const DEFAULT_RATE_LIMITS: RateLimits = { query: 100, manage: 30, ingest: 10_000, guide: 200, mcp: 300 };
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -178,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       manage: int(env, 'RATE_LIMIT_MANAGE_PER_MIN', DEFAULT_RATE_LIMITS.manage, 1, 10_000_000),
       ingest: int(env, 'RATE_LIMIT_INGEST_PER_MIN', DEFAULT_RATE_LIMITS.ingest, 1, 100_000_000),
       guide: int(env, 'RATE_LIMIT_GUIDE_PER_MIN', DEFAULT_RATE_LIMITS.guide, 1, 10_000_000),
+      mcp: int(env, 'RATE_LIMIT_MCP_PER_MIN', DEFAULT_RATE_LIMITS.mcp, 1, 10_000_000),
     },
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     // Demo data on the first start: on by default in development (what `npm start` runs).

@@ -265,7 +265,7 @@ eachDialect('duck facts on errors', ({ name, skip }) => {
 
 eachDialect('GET /v1/fun', ({ name, skip }) => {
   // Tiny limits everywhere else: /fun must not be counted by any of them.
-  const h = useHarness(name, { config: { rateLimits: { query: 1, manage: 1, ingest: 1, guide: 1 } } });
+  const h = useHarness(name, { config: { rateLimits: { query: 1, manage: 1, ingest: 1, guide: 1, mcp: 1 } } });
 
   it.skipIf(skip)('needs no auth, always has data.duck, sometimes a fact, and is never rate limited', async () => {
     let withFact = 0;

@@ -105,7 +105,7 @@ describe.skipIf(!chromiumReady)('the settings forms in Chromium against a real s
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mallard-settings-e2e-'));
     mkdirSync(SHOTS, { recursive: true });
-    const config = testConfig({ databaseUrl: `sqlite:${join(dir, 'e2e.db')}`, port: 0, host: '127.0.0.1', rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 100_000 } });
+    const config = testConfig({ databaseUrl: `sqlite:${join(dir, 'e2e.db')}`, port: 0, host: '127.0.0.1', rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 100_000, mcp: 100_000 } });
     server = await startServer(config, systemClock, {
       worker: false,
       beforeListen: async (store) => {

@@ -73,7 +73,7 @@ describe.skipIf(!chromiumReady)('single sign-on in Chromium against a real serve
     idp = await startProvider([`${publicUrl}/v1/auth/sso/callback`], 'localhost');
     const config = testConfig({
       databaseUrl: `sqlite:${join(dir, 'e2e.db')}`, port, host: '127.0.0.1', publicUrl,
-      rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 100_000 },
+      rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 100_000, mcp: 100_000 },
     });
     server = await startServer(config, systemClock, {
       worker: false,

@@ -455,7 +455,7 @@ eachDialect('ingest', ({ name, skip }) => {
   });
 
   it.skipIf(skip)('each key may send its ingest limit of requests a minute; one over is 429 and stores nothing', async () => {
-    const small = await createHarness(name, { config: { rateLimits: { query: 100, manage: 100, ingest: 3, guide: 200 } } });
+    const small = await createHarness(name, { config: { rateLimits: { query: 100, manage: 100, ingest: 3, guide: 200, mcp: 300 } } });
     try {
       const a = await small.org('Limited');
       const b = await small.org('Limited');

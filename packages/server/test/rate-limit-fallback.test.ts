@@ -16,7 +16,7 @@ import { eventually } from './helpers/delivery-kit.ts';
 import { batch, hex32, postIngest } from './helpers/ingest-kit.ts';
 import { privateRedisAvailable, startPrivateRedis, type PrivateRedis } from './helpers/private-redis.ts';
 
-const LIMITS = { query: 5, manage: 30, ingest: 3, guide: 200 };
+const LIMITS = { query: 5, manage: 30, ingest: 3, guide: 200, mcp: 300 };
 
 describe.skipIf(!privateRedisAvailable('Redis fallback suite'))('rate limits when Redis goes away at run time', () => {
   let redis: PrivateRedis;

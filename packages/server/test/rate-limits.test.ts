@@ -354,12 +354,13 @@ describe('rate limit configuration from the environment', () => {
     const config = loadConfig({
       ...base,
       RATE_LIMIT_QUERY_PER_MIN: '5', RATE_LIMIT_MANAGE_PER_MIN: '7', RATE_LIMIT_INGEST_PER_MIN: '9', RATE_LIMIT_GUIDE_PER_MIN: '11',
+      RATE_LIMIT_MCP_PER_MIN: '13',
     });
-    expect(config.rateLimits).toEqual({ query: 5, manage: 7, ingest: 9, guide: 11 });
+    expect(config.rateLimits).toEqual({ query: 5, manage: 7, ingest: 9, guide: 11, mcp: 13 });
   });
 
   it('without overrides the spec table applies', () => {
-    expect(loadConfig(base).rateLimits).toEqual({ query: 100, manage: 30, ingest: 10_000, guide: 200 });
+    expect(loadConfig(base).rateLimits).toEqual({ query: 100, manage: 30, ingest: 10_000, guide: 200, mcp: 300 });
     expect(loadConfig({ ...base, RATE_LIMIT_QUERY_PER_MIN: '' }).rateLimits.query).toBe(100);
   });
 
@@ -369,5 +370,6 @@ describe('rate limit configuration from the environment', () => {
       expect(() => loadConfig({ ...base, RATE_LIMIT_QUERY_PER_MIN: value }), value).toThrow(/RATE_LIMIT_QUERY_PER_MIN/);
     }
     expect(() => loadConfig({ ...base, RATE_LIMIT_MANAGE_PER_MIN: 'lots' })).toThrow(/RATE_LIMIT_MANAGE_PER_MIN/);
+    expect(() => loadConfig({ ...base, RATE_LIMIT_MCP_PER_MIN: '0' })).toThrow(/RATE_LIMIT_MCP_PER_MIN/);
   });
 });

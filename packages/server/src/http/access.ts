@@ -26,6 +26,8 @@ export interface Access {
    * answers such a user 403 mfa_enrolment_required.
    */
   duringMfaEnrolment?: boolean;
+  /** The route counts its own calls (the MCP endpoint: tool calls per credential, mcp/rate-budget.ts), not the surface's requests. */
+  ownRateLimit?: boolean;
 }
 
 declare module 'fastify' {

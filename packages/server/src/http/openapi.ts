@@ -280,8 +280,8 @@ function transform({ schema: routeSchema, url, route }: { schema: FastifySchema;
   out.response = responses;
   // Error responses all share one schema and example set: transformObject adds them by reference.
   out[ERRORS_KEY] = Object.fromEntries(errorCodesOf(route, schema, access, docs));
-  // Query and manage routes count every authenticated request (http/limits.ts).
-  out[LIMITED_KEY] = access?.surface === 'query' || access?.surface === 'manage';
+  // Query and manage routes count every authenticated request (http/limits.ts), except a route that counts its own.
+  out[LIMITED_KEY] = (access?.surface === 'query' || access?.surface === 'manage') && !access.ownRateLimit;
   return { schema: out, url };
 }
 

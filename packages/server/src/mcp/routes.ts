@@ -10,6 +10,7 @@ import { QUERY_ACCESS } from '../http/query.ts';
 import type { RouteDocs } from '../http/openapi.ts';
 import { SiteIdQuery } from '../domain/schema-parts.ts';
 import { answerOverHttp, openSession, refuseForeignOrigin, type HttpAnswer } from './http-exchange.ts';
+import { callBudget } from './rate-budget.ts';
 
 const JsonRpcMessage = Type.Object({
   jsonrpc: Type.Literal('2.0'),
@@ -29,7 +30,8 @@ const JsonRpcAnswer = Type.Unsafe<string>(JSON.parse(JSON.stringify(JsonRpcBody)
 
 export async function mcpRoutes(app: App) {
   app.post('/mcp', {
-    config: { access: QUERY_ACCESS, docs: MCP_DOCS },
+    // Its own budget: tool calls per credential (rate-budget.ts), not the query surface's requests.
+    config: { access: { ...QUERY_ACCESS, ownRateLimit: true }, docs: MCP_DOCS },
     schema: {
       tags: ['mcp'],
       summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON responses): Mallard\'s tools, resources and prompts for AI assistants',
@@ -44,9 +46,10 @@ export async function mcpRoutes(app: App) {
       if ((error as { status?: number }).status === 401) reply.header('www-authenticate', 'Bearer');
     },
   }, async (request, reply) => {
-    const { config } = request.server.services;
+    const { config, limiter } = request.server.services;
     refuseForeignOrigin(request.headers.origin, config.publicUrl);
-    const session = await openSession(contextOf(request), request.query.site_id);
+    const ctx = contextOf(request);
+    const session = { ...await openSession(ctx, request.query.site_id), spend: callBudget(limiter, config.rateLimits.mcp, ctx.auth, ctx.now) };
     return send(reply, await answerOverHttp(session, `${config.publicUrl}${request.url}`, request.headers, request.body));
   });
 }

@@ -39,7 +39,14 @@ export function createMcpServer(session: McpSession): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
     const tool = tools.find((t) => t.name === name);
-    if (tool) return tool.call(session, args);
+    if (tool) {
+      try {
+        await session.spend?.();
+      } catch (error) {
+        return toolError(error, session);
+      }
+      return tool.call(session, args);
+    }
     if (ALL_TOOLS.some((t) => t.name === name)) {
       const denied = session.ctx.auth.kind === 'key'
         ? new AppError('missing_scope', `${name} changes data: it needs a key with the scope manage:write`, { required: ['manage:write'] })
@@ -51,9 +58,15 @@ export function createMcpServer(session: McpSession): Server {
 
   server.setRequestHandler(ListResourcesRequestSchema, () => protocolErrors(() => listResources(session)));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => listTemplates());
-  server.setRequestHandler(ReadResourceRequestSchema, (request) => protocolErrors(() => readResource(session, request.params.uri), RESOURCE_NOT_FOUND));
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => protocolErrors(async () => {
+    await session.spend?.();
+    return readResource(session, request.params.uri);
+  }, RESOURCE_NOT_FOUND));
   server.setRequestHandler(ListPromptsRequestSchema, () => listPrompts());
-  server.setRequestHandler(GetPromptRequestSchema, (request) => protocolErrors(() => getPrompt(session, request.params.name, request.params.arguments)));
+  server.setRequestHandler(GetPromptRequestSchema, (request) => protocolErrors(async () => {
+    await session.spend?.();
+    return getPrompt(session, request.params.name, request.params.arguments);
+  }));
   server.setRequestHandler(CompleteRequestSchema, (request) => complete(session, request.params));
   return server;
 }

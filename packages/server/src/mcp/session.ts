@@ -7,6 +7,8 @@ import { roleRank } from '../domain/context.ts';
 export interface McpSession {
   ctx: ServiceContext;
   siteId?: string;
+  /** Counts one call that reads data against the credential's MCP budget, or throws rate_limited (rate-budget.ts). */
+  spend?: () => Promise<void>;
 }
 
 /** The write tools need what their routes need: `manage:write` on a key, `member` for a user. */

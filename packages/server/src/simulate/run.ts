@@ -57,7 +57,7 @@ export interface SeedSummary {
   deliveries: number;
 }
 
-const UNLIMITED = { query: 1e9, manage: 1e9, ingest: 1e9, guide: 1e9 };
+const UNLIMITED = { query: 1e9, manage: 1e9, ingest: 1e9, guide: 1e9, mcp: 1e9 };
 const CONCURRENCY = 48;
 
 /** An app on the store for the simulator's own use: never listening, limits lifted, silent. */

@@ -18,7 +18,7 @@ export async function startSeededDashboard(dir: string, input: {
   days: number; sessionsPerDay: number; seed: string;
 }): Promise<SeededDashboard> {
   const now = Date.now();
-  const config = testConfig({ databaseUrl: `sqlite:${join(dir, 'e2e.db')}`, port: 0, host: '127.0.0.1', rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 100_000 } });
+  const config = testConfig({ databaseUrl: `sqlite:${join(dir, 'e2e.db')}`, port: 0, host: '127.0.0.1', rateLimits: { query: 100_000, manage: 100_000, ingest: 100_000, guide: 100_000, mcp: 100_000 } });
   let org!: BootstrapResult;
   const server = await startServer(config, systemClock, {
     worker: false,

@@ -34,7 +34,7 @@ export const T0 = Date.UTC(2026, 10, 2, 12, 0, 30);
 const MINUTE = 60_000;
 
 /** Rate limits no suite reaches, for suites that are not about rate limits. */
-const RAISED_LIMITS: RateLimits = { query: 1_000_000, manage: 1_000_000, ingest: 1_000_000, guide: 200 };
+const RAISED_LIMITS: RateLimits = { query: 1_000_000, manage: 1_000_000, ingest: 1_000_000, guide: 200, mcp: 1_000_000 };
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
   return {
