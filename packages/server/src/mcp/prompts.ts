@@ -11,7 +11,7 @@ import { knownPage } from '../features/pages/known-pages.ts';
 import { pageHeatmap } from '../features/heatmaps/page-heatmap.ts';
 import { sessionTimeline } from '../features/sessions/session-timeline.ts';
 import { openIssues } from '../features/issues/open-issues.ts';
-import { listIssues } from '../features/issues/service.ts';
+import { listIssueRecords } from '../features/issues/service.ts';
 import { listAlerts } from '../features/alerts/alert-list.ts';
 import { summarizePoints } from './heatmap-summary.ts';
 import { mayWrite, siteOf, type McpSession } from './session.ts';
@@ -158,7 +158,7 @@ const weeklySummary: PromptDef = {
     const [scores, trends, issues, deploys, alerts, revenue] = await Promise.all([
       getSiteScores({ ctx, input: { site_id } }),
       getTrends({ ctx, input: { site_id, days: 7 } }),
-      listIssues({ ctx, input: { site_id, limit: 200 } }),
+      listIssueRecords({ ctx, input: { site_id, limit: 200 } }),
       listDeploys({ ctx, input: { site_id, limit: 200 } }),
       listAlerts({ ctx, input: { site_id, limit: 200 } }),
       getRevenueAtRisk({ ctx, input: { site_id } }),

@@ -80,24 +80,50 @@ function sorted<O>(query: SelectQueryBuilder<Database, 'ux_issues', O>, sort: Li
   }
 }
 
-export async function listIssues({ ctx, input }: { ctx: ServiceContext; input: ListIssuesQuery }) {
-  const site = await resolveSite(ctx, input.site_id);
-  const page = input.page === undefined ? null : await pageParam(ctx.db, site.id, input.page);
+/** One page of the list as stored rows, with the total: what both list services answer from. */
+async function issuePage(ctx: ServiceContext, siteId: string, input: ListIssuesQuery) {
+  const page = input.page === undefined ? null : await pageParam(ctx.db, siteId, input.page);
   const seen = seenRanges(input);
   const { offset = 0, limit = 50 } = input;
+  return {
+    page, offset, limit,
+    load: async () => {
+      const query = filtered(ctx.db.selectFrom('ux_issues').where('site_id', '=', siteId), input, page, seen);
+      const [rows, count] = await Promise.all([
+        sorted(query.selectAll(), input.sort).limit(limit).offset(offset).execute(),
+        query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+  };
+}
+
+/** The list as GET /v1/query/issues answers it: each record with its daily_counts and their window. */
+export async function listIssues({ ctx, input }: { ctx: ServiceContext; input: ListIssuesQuery }) {
+  const site = await resolveSite(ctx, input.site_id);
+  const { page, offset, limit, load } = await issuePage(ctx, site.id, input);
   const windowFrom = Math.floor(ctx.now / DAY_MS) * DAY_MS - (DAILY_COUNT_DAYS - 1) * DAY_MS;
   return cachedRead(ctx, ['issues', site.id, page, windowFrom, input], async () => {
-    const query = filtered(ctx.db.selectFrom('ux_issues').where('site_id', '=', site.id), input, page, seen);
-    const [rows, count] = await Promise.all([
-      sorted(query.selectAll(), input.sort).limit(limit).offset(offset).execute(),
-      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
-    ]);
+    const { rows, total } = await load();
     const daily = await dailyCounts(ctx.db, site.id, rows, windowFrom, ctx.now);
     const window = { window_from: iso(windowFrom), window_to: iso(ctx.now) };
     return {
       issues: rows.map((r) => ({ ...toIssueRecord(r), daily_counts: daily.get(issueKey(r.page, r.type, r.element_selector)) ?? Array(DAILY_COUNT_DAYS).fill(0), ...window })),
-      total: Number(count.n), offset, limit,
+      total, offset, limit,
     };
+  });
+}
+
+/**
+ * The same list as bare issue records, without daily_counts: for faces that show no sparkline
+ * (the weekly summary prompt reads 200 issues), which need not read two weeks of their pages' signals.
+ */
+export async function listIssueRecords({ ctx, input }: { ctx: ServiceContext; input: ListIssuesQuery }) {
+  const site = await resolveSite(ctx, input.site_id);
+  const { page, offset, limit, load } = await issuePage(ctx, site.id, input);
+  return cachedRead(ctx, ['issue-records', site.id, page, input], async () => {
+    const { rows, total } = await load();
+    return { issues: rows.map(toIssueRecord), total, offset, limit };
   });
 }
 
@@ -186,7 +212,16 @@ async function issueInFull(db: Kysely<Database>, siteId: string, issueId: string
 type UpdateIssueInput = UpdateIssueBody & { issue_id: string; site_id?: string };
 
 /** Triage: an issue the credential may change (its org, its site for a site-scoped key; else 404). */
-export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } }: { ctx: ServiceContext; input: UpdateIssueInput }): Promise<IssueRecord> {
+export async function updateIssue({ ctx, input }: { ctx: ServiceContext; input: UpdateIssueInput }): Promise<IssueRecord> {
+  return (await applyIssueUpdate({ ctx, input })).issue;
+}
+
+/**
+ * `noteOnceWithinMs`: a note the same credential already left on the issue, word for word,
+ * within that time is not added again (a retried call, e.g. an assistant's tool call sent
+ * twice); `note_repeated` says so. Everything else in the update applies as usual.
+ */
+export async function applyIssueUpdate({ ctx, input: { issue_id, site_id, ...input }, noteOnceWithinMs }: { ctx: ServiceContext; input: UpdateIssueInput; noteOnceWithinMs?: number }): Promise<{ issue: IssueRecord; note_repeated: boolean }> {
   const { auth, now } = ctx;
   // A named site is checked as on every route: a sibling of a site-scoped key's own site is 403.
   const named = site_id ? await resolveSite(ctx, site_id) : null;
@@ -220,7 +255,10 @@ export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } 
         activity.push({ kind: 'severity', message: input.severity ? `Severity set to ${input.severity}` : `Severity back to computed (${next.severity})` });
       }
     }
-    if (input.note !== undefined) activity.push({ kind: 'note', message: input.note });
+    const repeated = input.note !== undefined && noteOnceWithinMs !== undefined && await trx.selectFrom('issue_activity').select('id')
+      .where('issue_id', '=', issue.id).where('kind', '=', 'note').where('actor', '=', actor).where('message', '=', input.note)
+      .where('created_at', '>=', now - noteOnceWithinMs).limit(1).executeTakeFirst() !== undefined;
+    if (input.note !== undefined && !repeated) activity.push({ kind: 'note', message: input.note });
     // The priority from the stored inputs and the new severity, in the same write.
     if (basis && next.severity !== issue.severity) Object.assign(next, issuePriority(next, basis));
     const { id: _id, ...changes } = next;
@@ -234,7 +272,7 @@ export async function updateIssue({ ctx, input: { issue_id, site_id, ...input } 
       await enqueue(trx, eventJob(siteId, type, toIssueRecord(next), now), now);
     }
     await recordAudit(trx, ctx, { action: 'issue.updated', targetType: 'issue', targetId: issue.id, siteId, details: { fields: Object.keys(input) } });
-    return toIssueRecord(next);
+    return { issue: toIssueRecord(next), note_repeated: repeated };
   });
 }
 
