@@ -291,7 +291,7 @@ export async function runReadsBench(argv: string[] = []): Promise<string> {
     await stop(bare);
   }
   return [
-    `Every GET /v1/query/* operation of the served OpenAPI document, ${CONNECTIONS} connections, ${SECONDS} s each, right after ${SECONDS} s on a bare Fastify GET route (another process, same machine); \`mallard serve --no-worker\` with rate limits raised, and the same with the read cache off (\`MALLARD_READ_CACHE_MS=0\`) beside it: "cache off" is its run right after, "alone" the median of 5 sequential requests to it (what an answer costs to compute); seed \`${seed}\`. Latencies in ms (autocannon's p50 and p99).`,
+    `${only ? `The GET /v1/query/* operations of the served OpenAPI document starting with ${only.map((r) => `/v1/query/${r}`).join(', ')} (\`--routes\`)` : 'Every GET /v1/query/* operation of the served OpenAPI document'}, ${CONNECTIONS} connections, ${SECONDS} s each, right after ${SECONDS} s on a bare Fastify GET route (another process, same machine); \`mallard serve --no-worker\` with rate limits raised, and the same with the read cache off (\`MALLARD_READ_CACHE_MS=0\`) beside it: "cache off" is its run right after, "alone" the median of 5 sequential requests to it (what an answer costs to compute); seed \`${seed}\`. Latencies in ms (autocannon's p50 and p99).`,
     '',
     ...runs.map(table).flatMap((t) => [t, '']),
     scaling(runs),

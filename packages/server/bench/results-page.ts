@@ -13,6 +13,7 @@ export const BASELINES: Readonly<Record<string, string>> = {
   stall: 'ingest alone, against ingest beside heavy reads on the same server (read pool off and on)',
   reads: 'a bare Fastify route in the same run, at each dataset size',
   sessions: 'a bare Fastify route in the same run, at each dataset size',
+  funnel: 'a bare Fastify route in the same run, at each dataset size',
   start: 'the tsx start path against the compiled one',
   elements: 'the same answer computed from the raw signals',
   soak: 'its own first half (drift of RSS and p99 over 10 minutes)',

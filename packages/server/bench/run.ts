@@ -15,16 +15,18 @@ const benches: Record<string, (argv: string[]) => Promise<string>> = {
   reads: async (argv) => (await import('./reads.ts')).runReadsBench(argv),
   // The reads bench on the sessions search (issue 29; its default: friction order, last 7 days), with the issues list beside it.
   sessions: async (argv) => (await import('./reads.ts')).runReadsBench(['--routes', 'sessions,issues', ...argv]),
+  // The reads bench on the ad-hoc 4-step funnel (issue 29), with flows (the other per-session walk) beside it.
+  funnel: async (argv) => (await import('./reads.ts')).runReadsBench(['--routes', 'funnel,flows', ...argv]),
   start: async () => (await import('./start.ts')).runStartBench(),
 };
 
 const name = process.argv[2];
 if (!name || !(benches[name] || name === 'all')) {
-  console.error(`usage: npm run bench -- <${[...Object.keys(benches), 'all'].join('|')}> [--print] [options; \`reads\` and \`all\` take --sizes, --dialects, --database-url, --seed]`);
+  console.error(`usage: npm run bench -- <${[...Object.keys(benches), 'all'].join('|')}> [--print] [options; \`reads\`, \`funnel\` and \`all\` take --sizes, --dialects, --database-url, --seed]`);
   process.exit(2);
 }
 const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
-// `all` passes its options to the benches that take them (only `reads` does).
+// `all` passes its options to the benches that take them (only `reads` and `funnel` do).
 const printOnly = process.argv.includes('--print');
 const options = process.argv.slice(3).filter((arg) => arg !== '--print');
 for (const bench of name === 'all' ? Object.keys(benches) : [name]) {
