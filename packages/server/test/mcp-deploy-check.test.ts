@@ -14,10 +14,11 @@
 // post-deploy intervals, in the same proportions: /a 2 x 37 / 28 = 2.6429 (2 of 28 affected, x1.0),
 // 23.2 again; /b 24 / 20 x 1.5 = 1.8 (2 of 20, 10 %), 16.5 again. Signals on /a hit another element
 // each interval, so no issue (3 fires from 2 sessions on one element) forms there to blur the verdict.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { eachDialect, useHarness } from './helpers/harness.ts';
 import { api, cycle, ingest, intervalTraffic, INTERVAL, MIN } from './helpers/alert-traffic.ts';
-import { callOk, connect, listen, type Connected } from './helpers/mcp-kit.ts';
+import { callError, callOk, connect, listen, type Connected } from './helpers/mcp-kit.ts';
 
 const C1 = Date.UTC(2026, 10, 1, 10, 0);
 const C2 = C1 + INTERVAL;
@@ -107,5 +108,85 @@ eachDialect('check_deploy and post_deploy_check', (dialect) => {
     expect(latest).toContain('Post-deploy check of v2');
     expect(latest).toContain('Verdict: PASS');
     expect(latest).not.toContain('add_annotation');
+  });
+});
+
+// The environment argument and new high issues, on rows written straight to the store: a
+// production deploy two hours ago, then a staging deploy an hour ago (the latest overall); a
+// high and a medium issue first seen between them, and an older issue the production deploy
+// verifies.
+eachDialect('check_deploy by environment, new high issues, get_deploy\'s order', (dialect) => {
+  const h = useHarness(dialect.name, { raisedLimits: true });
+  let reader: Connected;
+  let production: string;
+  let staging: string;
+  const ids = { high: randomUUID(), medium: randomUUID(), verified: randomUUID() };
+
+  beforeAll(async () => {
+    const org = await h.org('Environments');
+    const now = h.clock.now();
+    const deploy = async (version: string, environment: string, at: number) => {
+      const id = randomUUID();
+      await h.store.db.insertInto('deploys').values({
+        id, site_id: org.site_id, version, environment, deployed_at: at, commit_sha: null, author: null, pr_number: null, provider: null, url: null,
+        description: null, confusion_before: 10, confusion_after: null, delta: null, pages_before: '[]', pages_after: null, after_computed_at: null,
+        created_at: at, score_scale: 'calibrated',
+      }).execute();
+      return id;
+    };
+    const issue = async (id: string, title: string, severity: string, firstSeen: number) => {
+      await h.store.db.insertInto('ux_issues').values({
+        id, site_id: org.site_id, fingerprint: randomUUID().replace(/-/g, ''), title, page: '/cart', element_selector: `button.${severity}`, element_label: null,
+        type: 'rage_click', severity, severity_score: 50, severity_manual: null, status: 'open', assigned_to: null, signal_count: 3,
+        session_count: 2, user_count: 2, first_seen_at: firstSeen, last_seen_at: firstSeen, resolved_at: null, ignored_at: null, status_changed_at: firstSeen,
+        created_at: firstSeen, updated_at: firstSeen, ticket_provider: null, ticket_id: null, ticket_url: null,
+      }).execute();
+    };
+    production = await deploy('v10', 'production', now - 120 * MIN);
+    staging = await deploy('v11-rc', 'staging', now - 60 * MIN);
+    await issue(ids.verified, 'Dead clicks on Old (a.old) on /cart', 'low', now - 30 * 24 * 60 * MIN);
+    await issue(ids.medium, 'Rage clicks on Size (button.medium) on /cart', 'medium', now - 100 * MIN);
+    await issue(ids.high, 'Rage clicks on Apply (button.high) on /cart', 'high', now - 90 * MIN);
+    await h.store.db.insertInto('issue_verifications').values({
+      id: randomUUID(), issue_id: ids.verified, deploy_id: production, deploy_version: 'v10', result: 'pending', before_count: 1, before_rate: 1, after_count: 0,
+      after_rate: null, active_users_after: 0, started_at: now - 120 * MIN, decided_at: null, created_at: now - 120 * MIN,
+    }).execute();
+    reader = await connect('http', await listen(h), org.keys.mcp);
+  }, 60_000);
+
+  afterAll(async () => reader?.close());
+
+  it('checks the latest production deploy by default, and warns on the high issue that appeared after it', async () => {
+    const { data, text } = await callOk(reader.client, 'check_deploy');
+    expect(data.deploy).toMatchObject({ id: production, environment: 'production' });
+    expect(data.verdict).toBe('WARN');
+    expect(data.reasons).toEqual(['new high issue on /cart since the deploy: Rage clicks on Apply (button.high) on /cart']);
+    expect(data.new_high_issues.map((i: { id: string }) => i.id)).toEqual([ids.high]);
+    expect(data.new_critical_issues).toEqual([]);
+    expect(text.split('\n')[0]).toMatch(/^WARN: deploy v10 \(production/);
+    expect(text).toContain('- new high issue on /cart since the deploy: Rage clicks on Apply (button.high) on /cart');
+    expect(text).toContain(`[high] Rage clicks on Apply (button.high) on /cart on /cart (id ${ids.high} (http://127.0.0.1:8787/app/#/issues/${ids.high}))`);
+    expect(data.new_high_issues[0].dashboard_url).toBe(`http://127.0.0.1:8787/app/#/issues/${ids.high}`);
+  });
+
+  it('checks another environment\'s latest deploy when asked, and says when it has none', async () => {
+    const { data } = await callOk(reader.client, 'check_deploy', { environment: 'staging' });
+    expect(data.deploy).toMatchObject({ id: staging, version: 'v11-rc', environment: 'staging' });
+    expect(data.verdict).toBe('PENDING');
+    // A deploy named by id is checked whatever the environment argument.
+    expect((await callOk(reader.client, 'check_deploy', { deploy_id: staging })).data.deploy.id).toBe(staging);
+    const none = await callError(reader.client, 'check_deploy', { environment: 'qa' });
+    expect(none.code).toBe('not_found');
+    expect(none.text).toContain('No qa deploy is recorded');
+  });
+
+  it('get_deploy lists the issues that appeared after the deploy first, most severe first, then those it verifies', async () => {
+    const { data, text } = await callOk(reader.client, 'get_deploy', { deploy_id: production });
+    expect(data.related_issues.map((i: { id: string; relation: string }) => [i.id, i.relation])).toEqual([
+      [ids.high, 'appeared_after'], [ids.medium, 'appeared_after'], [ids.verified, 'verification'],
+    ]);
+    const rows = text.split('\n');
+    expect(rows[1]).toBe('Related issues:');
+    expect(rows[2]).toContain(`[high] Rage clicks on Apply (button.high) on /cart (appeared_after; id ${ids.high}`);
   });
 });

@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { deployVerdict, type PageSnapshot } from '../src/features/deploys/deploy-verdict.ts';
 import { closestPages } from '../src/features/pages/known-pages.ts';
+import { closestSelectors } from '../src/features/pages/known-elements.ts';
+import { addLinks, linkText, withLinkFields } from '../src/mcp/dashboard-links.ts';
 import { cellName, summarizePoints } from '../src/mcp/heatmap-summary.ts';
 import { checkArguments, inputSchemaOf } from '../src/mcp/arguments.ts';
 import { TrendsQuery } from '../src/features/scores/schemas.ts';
@@ -46,6 +48,23 @@ describe('deployVerdict (DOMAIN §9)', () => {
     expect(result.pages.find((p) => p.page === '/c')!.reason).toBe('/c: not scored before the deploy, now 2; within 5 points');
   });
 
+  it('a new high issue warns: with pages calm, with no score yet, and after failing pages and warnings in the reasons', () => {
+    const high = { title: 'Rage clicks on Apply (button.coupon) on /cart', page: '/cart' };
+    const calm = deployVerdict([page('/a', 10)], [page('/a', 11)], [], [high]);
+    expect(calm.verdict).toBe('WARN');
+    expect(calm.reasons).toEqual([`new high issue on /cart since the deploy: ${high.title}`]);
+    expect(deployVerdict([page('/a', 10)], null, [], [high])).toMatchObject({ verdict: 'WARN', reasons: [`new high issue on /cart since the deploy: ${high.title}`] });
+    expect(deployVerdict([page('/a', 10)], null, [critical], [high]).verdict).toBe('FAIL');
+    const both = deployVerdict([page('/a', 0), page('/b', 0)], [page('/a', 6), page('/b', 30)], [critical], [high]);
+    expect(both.verdict).toBe('FAIL');
+    expect(both.reasons).toEqual([
+      '/b: 0 -> 30 (+30); rose 15 points or more',
+      `new critical issue on /checkout since the deploy: ${critical.title}`,
+      '/a: 0 -> 6 (+6); rose 5 points or more',
+      `new high issue on /cart since the deploy: ${high.title}`,
+    ]);
+  });
+
   it('names the largest change when everything passes', () => {
     expect(deployVerdict([page('/a', 3), page('/b', 3)], [page('/a', 4.5), page('/b', 1)], []).reasons).toEqual(['no page rose 5 points or more (largest change: /a +1.5)']);
   });
@@ -58,6 +77,36 @@ describe('closestPages', () => {
     expect(closestPages('/Checkout/', pages, 1)).toEqual(['/checkout']);
     expect(closestPages('/product', pages, 2)).toEqual(['/products', '/pricing']);
     expect(closestPages('/x', [], 3)).toEqual([]);
+  });
+});
+
+describe('closestSelectors', () => {
+  const known = ['button.pay', 'button.pay-later', 'a.more', 'input#email', 'form#checkout button'];
+  it('puts selectors sharing the start first, then the nearest by edit distance', () => {
+    expect(closestSelectors('button.pa', known, 3)).toEqual(['button.pay', 'button.pay-later', 'a.more']);
+    expect(closestSelectors('input#emial', known, 1)).toEqual(['input#email']);
+    expect(closestSelectors('x', [], 3)).toEqual([]);
+  });
+});
+
+describe('dashboard links', () => {
+  const specs = [{ at: 'issues[]', kind: 'issue' as const }, { at: 'deploy', kind: 'deploy' as const }, { at: 'issues[].sessions[]', kind: 'session' as const, id: 'session_id' }];
+  it('adds dashboard_url beside each id, and the link after the id in the text, once', () => {
+    const data = { issues: [{ id: 'i1', sessions: [{ session_id: 's1' }] }, { id: 'i2', sessions: [] }], deploy: { id: 'd1' } };
+    const links = addLinks(data, specs, 'https://m.example');
+    expect(data).toEqual({
+      issues: [
+        { id: 'i1', dashboard_url: 'https://m.example/app/#/issues/i1', sessions: [{ session_id: 's1', dashboard_url: 'https://m.example/app/#/sessions/s1' }] },
+        { id: 'i2', dashboard_url: 'https://m.example/app/#/issues/i2', sessions: [] },
+      ],
+      deploy: { id: 'd1', dashboard_url: 'https://m.example/app/#/deploys' },
+    });
+    expect(linkText('issue i1; deploy d1; i1 again', links)).toBe('issue i1 (https://m.example/app/#/issues/i1); deploy d1 (https://m.example/app/#/deploys); i1 again');
+  });
+  it('refuses a link path the output schema does not have', () => {
+    const schema = { type: 'object', properties: { issues: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } } } };
+    expect(JSON.stringify(withLinkFields('t', structuredClone(schema), [specs[0]]))).toContain('dashboard_url');
+    expect(() => withLinkFields('t', structuredClone(schema), [specs[1]])).toThrow(/no id at "deploy"/);
   });
 });
 

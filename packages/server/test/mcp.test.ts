@@ -4,12 +4,12 @@
 // what the routes then read; errors carry the API's codes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, eachDialect, T0, testConfig, bearer, type Harness } from './helpers/harness.ts';
-import { callError, callOk, connect, listen, routeData, type Connected, type TransportName } from './helpers/mcp-kit.ts';
+import { callError, callOk, connect, listen, routeData, withoutLinks, type Connected, type TransportName } from './helpers/mcp-kit.ts';
 import { generatePlan } from '../src/simulate/generate.ts';
 import { seedStore } from '../src/simulate/run.ts';
 
 const READ_TOOLS = [
-  'whoami', 'get_site_context', 'get_scores', 'get_page', 'get_trends', 'compare_pages', 'get_elements', 'get_element_heatmap',
+  'whoami', 'list_sites', 'get_site_context', 'get_scores', 'get_page', 'get_trends', 'compare_pages', 'get_elements', 'get_element_heatmap',
   'get_page_heatmap', 'get_friction_map', 'get_flows', 'list_issues', 'get_issue', 'list_alerts', 'get_alert', 'list_deploys',
   'get_deploy', 'check_deploy', 'get_session', 'find_sessions', 'get_recommendations', 'get_revenue', 'query_raw', 'get_funnel',
 ];
@@ -24,29 +24,29 @@ function readCases(f: Facts): { tool: string; args: Record<string, unknown>; rou
   return [
     { tool: 'whoami', args: {}, route: '/v1/query/whoami' },
     { tool: 'get_site_context', args: {}, route: '/v1/query/mcp/context' },
-    { tool: 'get_scores', args: {}, route: '/v1/query/scores' },
-    { tool: 'get_page', args: { page: f.page }, route: `/v1/query/page?page=${q(f.page)}` },
-    { tool: 'get_trends', args: { page: f.page, days: 3 }, route: `/v1/query/trends?page=${q(f.page)}&days=3` },
-    { tool: 'get_trends', args: {}, route: '/v1/query/trends' },
+    { tool: 'get_scores', args: { detail: 'full' }, route: '/v1/query/scores' },
+    { tool: 'get_page', args: { page: f.page, detail: 'full' }, route: `/v1/query/page?page=${q(f.page)}` },
+    { tool: 'get_trends', args: { page: f.page, days: 3, detail: 'full' }, route: `/v1/query/trends?page=${q(f.page)}&days=3` },
+    { tool: 'get_trends', args: { detail: 'full' }, route: '/v1/query/trends' },
     { tool: 'compare_pages', args: { a: f.page, b: f.other }, route: `/v1/query/compare?a=${q(f.page)}&b=${q(f.other)}` },
     { tool: 'get_elements', args: { page: f.page, limit: 5 }, route: `/v1/query/elements?page=${q(f.page)}&limit=5` },
-    { tool: 'get_element_heatmap', args: { page: f.page, selector: f.selector }, route: `/v1/query/element-heatmap?page=${q(f.page)}&selector=${q(f.selector)}` },
-    { tool: 'get_page_heatmap', args: { page: f.page, device: 'desktop' }, route: `/v1/query/page-heatmap?page=${q(f.page)}&device=desktop` },
-    { tool: 'get_friction_map', args: { min_friction_weight: 5 }, route: '/v1/query/journeys/friction?min_friction_weight=5' },
-    { tool: 'get_flows', args: {}, route: '/v1/query/flows' },
+    { tool: 'get_element_heatmap', args: { page: f.page, selector: f.selector, detail: 'full' }, route: `/v1/query/element-heatmap?page=${q(f.page)}&selector=${q(f.selector)}` },
+    { tool: 'get_page_heatmap', args: { page: f.page, device: 'desktop', detail: 'full' }, route: `/v1/query/page-heatmap?page=${q(f.page)}&device=desktop` },
+    { tool: 'get_friction_map', args: { min_friction_weight: 5, detail: 'full' }, route: '/v1/query/journeys/friction?min_friction_weight=5' },
+    { tool: 'get_flows', args: { detail: 'full' }, route: '/v1/query/flows' },
     { tool: 'get_funnel', args: { steps: '/cart,/checkout,/checkout/complete' }, route: '/v1/query/funnel?steps=/cart,/checkout,/checkout/complete' },
     { tool: 'get_funnel', args: { steps: ['/products/*', '/cart'], window_minutes: 30, device: 'desktop' }, route: '/v1/query/funnel?steps=/products/*,/cart&window_minutes=30&device=desktop' },
-    { tool: 'list_issues', args: { status: 'open', limit: 3 }, route: '/v1/query/issues?status=open&limit=3' },
-    { tool: 'get_issue', args: { issue_id: f.issueId }, route: `/v1/query/issues/${f.issueId}` },
-    { tool: 'list_alerts', args: {}, route: '/v1/query/alerts' },
-    { tool: 'get_alert', args: { alert_id: f.alertId }, route: `/v1/query/alerts/${f.alertId}` },
-    { tool: 'list_deploys', args: {}, route: '/v1/query/deploys' },
-    { tool: 'get_deploy', args: { deploy_id: f.deployId }, route: `/v1/query/deploys/${f.deployId}` },
-    { tool: 'get_session', args: { session_id: f.sessionId }, route: `/v1/query/session?session_id=${f.sessionId}` },
-    { tool: 'find_sessions', args: {}, route: '/v1/query/sessions' },
+    { tool: 'list_issues', args: { status: 'open', limit: 3, detail: 'full' }, route: '/v1/query/issues?status=open&limit=3' },
+    { tool: 'get_issue', args: { issue_id: f.issueId, detail: 'full' }, route: `/v1/query/issues/${f.issueId}` },
+    { tool: 'list_alerts', args: { limit: 50 }, route: '/v1/query/alerts' },
+    { tool: 'get_alert', args: { alert_id: f.alertId, detail: 'full' }, route: `/v1/query/alerts/${f.alertId}` },
+    { tool: 'list_deploys', args: { limit: 50, detail: 'full' }, route: '/v1/query/deploys' },
+    { tool: 'get_deploy', args: { deploy_id: f.deployId, detail: 'full' }, route: `/v1/query/deploys/${f.deployId}` },
+    { tool: 'get_session', args: { session_id: f.sessionId, detail: 'full' }, route: `/v1/query/session?session_id=${f.sessionId}` },
+    { tool: 'find_sessions', args: { limit: 50 }, route: '/v1/query/sessions' },
     { tool: 'find_sessions', args: { page: '/check*', converted: false, sort: 'duration', limit: 5 }, route: `/v1/query/sessions?page=${q('/check*')}&converted=false&sort=duration&limit=5` },
-    { tool: 'get_recommendations', args: {}, route: '/v1/query/recommendations' },
-    { tool: 'get_revenue', args: {}, route: '/v1/query/revenue' },
+    { tool: 'get_recommendations', args: { limit: 20 }, route: '/v1/query/recommendations' },
+    { tool: 'get_revenue', args: { detail: 'full' }, route: '/v1/query/revenue' },
     { tool: 'query_raw', args: { table: 'ux_issues', limit: 5, sort: 'severity_score' }, route: '/v1/query/raw?table=ux_issues&limit=5&sort=severity_score' },
   ];
 }
@@ -54,10 +54,11 @@ function readCases(f: Facts): { tool: string; args: Record<string, unknown>; rou
 /** DOMAIN §9's verdict, worked out here from the deploy route's own numbers. */
 function expectedVerdict(deploy: { pages_before: { page: string; score: number }[]; pages_after: { page: string; score: number }[] | null; related_issues: { relation: string; severity: string }[] }) {
   const critical = deploy.related_issues.some((i) => i.relation === 'appeared_after' && i.severity === 'critical');
-  if (deploy.pages_after === null) return critical ? 'FAIL' : 'PENDING';
+  const high = deploy.related_issues.some((i) => i.relation === 'appeared_after' && i.severity === 'high');
+  if (deploy.pages_after === null) return critical ? 'FAIL' : high ? 'WARN' : 'PENDING';
   const before = new Map(deploy.pages_before.map((p) => [p.page, p.score]));
   const rise = Math.max(...deploy.pages_after.map((p) => Math.round((p.score - (before.get(p.page) ?? 0)) * 10) / 10));
-  return rise >= 15 || critical ? 'FAIL' : rise >= 5 ? 'WARN' : 'PASS';
+  return rise >= 15 || critical ? 'FAIL' : rise >= 5 || high ? 'WARN' : 'PASS';
 }
 
 eachDialect('MCP on simulated data', (dialect) => {
@@ -120,7 +121,7 @@ eachDialect('MCP on simulated data', (dialect) => {
       it('get_funnel runs a saved funnel by id (its window unless given), one line per step', async () => {
         const saved = '/v1/query/funnel?steps=/cart,/checkout,checkout_completed';
         const { data, text } = await callOk(reader.client, 'get_funnel', { funnel_id: facts.funnelId });
-        expect(data).toEqual({ funnel: expect.objectContaining({ id: facts.funnelId, name: 'Checkout', window_minutes: 45 }), ...await routeData(h, org.keys.mcp, `${saved}&window_minutes=45`) });
+        expect(withoutLinks(data)).toEqual({ funnel: expect.objectContaining({ id: facts.funnelId, name: 'Checkout', window_minutes: 45 }), ...await routeData(h, org.keys.mcp, `${saved}&window_minutes=45`) });
         const rows = text.split('\n');
         expect(rows).toHaveLength(4);
         expect(rows[0]).toBe(`Checkout: ${data.entered} sessions entered, ${data.completed} completed (${Math.round((data.completed / data.entered) * 1000) / 10}%), steps within 45 min, ${data.window_from.slice(0, 10)} to ${data.window_to.slice(0, 10)}:`);
@@ -129,7 +130,7 @@ eachDialect('MCP on simulated data', (dialect) => {
         expect(rows[3]).not.toContain('went on');
         expect(data.entered).toBeGreaterThan(0);
         const wider = await callOk(reader.client, 'get_funnel', { funnel_id: facts.funnelId, window_minutes: 120 });
-        expect(wider.data).toEqual({ ...data, ...await routeData(h, org.keys.mcp, `${saved}&window_minutes=120`) });
+        expect(withoutLinks(wider.data)).toEqual({ ...withoutLinks(data), ...await routeData(h, org.keys.mcp, `${saved}&window_minutes=120`) });
       });
 
       it('lists the read tools for an MCP key, and the write tools too for a key with manage:write', async () => {
@@ -139,7 +140,8 @@ eachDialect('MCP on simulated data', (dialect) => {
         expect(all.map((t) => t.name).sort()).toEqual([...READ_TOOLS, ...WRITE_TOOLS].sort());
         for (const tool of all) {
           const write = WRITE_TOOLS.includes(tool.name);
-          expect(tool.annotations).toMatchObject({ readOnlyHint: !write, destructiveHint: false, openWorldHint: false });
+          // A read-only tool lists only the hints that mean something for it (destructive and idempotent apply to writes).
+          expect(tool.annotations).toEqual(write ? { readOnlyHint: false, destructiveHint: false, idempotentHint: expect.any(Boolean), openWorldHint: false } : { readOnlyHint: true, openWorldHint: false });
           expect(tool.outputSchema?.type).toBe('object');
           expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
           // Every argument says what it is.
@@ -154,15 +156,20 @@ eachDialect('MCP on simulated data', (dialect) => {
 
       it('answers every read tool with what its route returns in data', async () => {
         const cases = readCases(facts);
-        expect(new Set(cases.map((c) => c.tool))).toEqual(new Set(READ_TOOLS.filter((t) => t !== 'check_deploy')));
+        // check_deploy and list_sites have no route of their own (list_sites: tested in mcp-assistant.test.ts).
+        expect(new Set(cases.map((c) => c.tool))).toEqual(new Set(READ_TOOLS.filter((t) => t !== 'check_deploy' && t !== 'list_sites')));
         for (const c of cases) {
           const { data } = await callOk(reader.client, c.tool, c.args);
-          expect(data, c.tool).toEqual(await routeData(h, org.keys.mcp, c.route));
+          // A tool whose own page size leaves rows out says how to get them (answer-size.ts); the rest is the route's.
+          delete data.next;
+          // The tools add dashboard_url beside ids (and whoami the sites it can read); the rest is the route's.
+          const { sites: _sites, ...answer } = withoutLinks(data);
+          expect(c.tool === 'whoami' ? answer : withoutLinks(data), c.tool).toEqual(await routeData(h, org.keys.mcp, c.route));
         }
       }, 60_000);
 
       it('check_deploy gives the latest deploy\'s verdict per page and overall, with reasons', async () => {
-        const latest = (await routeData(h, org.keys.mcp, '/v1/query/deploys?limit=1')).deploys[0];
+        const latest = (await routeData(h, org.keys.mcp, '/v1/query/deploys?limit=1&environment=production')).deploys[0];
         const route = await routeData(h, org.keys.mcp, `/v1/query/deploys/${latest.id}`);
         const { data, text } = await callOk(reader.client, 'check_deploy');
         expect(data.deploy.id).toBe(latest.id);
@@ -187,7 +194,7 @@ eachDialect('MCP on simulated data', (dialect) => {
         const version = `mcp-${transport}`;
         const { data: deploy } = await callOk(writer.client, 'record_deploy', { version, description: 'Recorded by an assistant' });
         const { related_issues: _related, ...route } = await routeData(h, org.keys.secret, `/v1/query/deploys/${deploy.id}`);
-        expect(deploy).toEqual(route);
+        expect(withoutLinks(deploy)).toEqual(route);
         const { data: check } = await callOk(reader.client, 'check_deploy', { deploy_id: deploy.id });
         expect(check).toMatchObject({ deploy: { id: deploy.id, version, confusion_after: null }, verdict: 'PENDING', pages: [] });
         const { data: latest } = await callOk(reader.client, 'check_deploy');
@@ -213,7 +220,7 @@ eachDialect('MCP on simulated data', (dialect) => {
         ['get_session', { session_id: 'xyz' }, 'invalid_input', 'session_id'],
         ['get_trends', { days: 91 }, 'invalid_input', 'days'],
         ['get_trends', { days: 0 }, 'invalid_input', 'days'],
-        ['get_trends', { days: '7' }, 'invalid_input', 'days'],
+        ['get_trends', { days: 'seven' }, 'invalid_input', 'days'],
         ['list_issues', { status: 'sleeping' }, 'invalid_status', 'status'],
         ['get_page', {}, 'invalid_input', 'page'],
         ['get_scores', { colour: 'blue' }, 'invalid_input', 'colour'],

@@ -16,10 +16,10 @@ const FORWARDED = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-sessio
 export interface HttpAnswer { status: 200 | 202; headers: Record<string, string>; body: string }
 
 /** The exchange's session: the caller, and its default site when `?site_id=` names one it may use. */
-export async function openSession(ctx: ServiceContext, siteId: string | undefined): Promise<McpSession> {
-  if (siteId === undefined || siteId === '') return { ctx };
+export async function openSession(ctx: ServiceContext, siteId: string | undefined, publicUrl: string): Promise<McpSession> {
+  if (siteId === undefined || siteId === '') return { ctx, publicUrl };
   const site = await siteInScope(ctx, siteId);
-  return { ctx, siteId: site.id };
+  return { ctx, siteId: site.id, publicUrl };
 }
 
 /**

@@ -28,8 +28,16 @@ const MCP_DOCS: RouteDocs = { body: JsonRpcBody, errors: ['forbidden'] };
 // The answer is the transport's JSON text, sent as it is: documented as JSON-RPC, typed as text.
 const JsonRpcAnswer = Type.Unsafe<string>(JSON.parse(JSON.stringify(JsonRpcBody)));
 
+/**
+ * The endpoint takes bodies up to 1 MiB, so that a tool call whose arguments pass the 64 KiB
+ * limit reaches the tool and is answered as a tool error the assistant can act on (tool-kit.ts);
+ * a larger body is refused as any request is (413).
+ */
+export const MCP_BODY_LIMIT = 1024 * 1024;
+
 export async function mcpRoutes(app: App) {
   app.post('/mcp', {
+    bodyLimit: MCP_BODY_LIMIT,
     // Its own budget: tool calls per credential (rate-budget.ts), not the query surface's requests.
     config: { access: { ...QUERY_ACCESS, ownRateLimit: true }, docs: MCP_DOCS },
     schema: {
@@ -49,7 +57,7 @@ export async function mcpRoutes(app: App) {
     const { config, limiter } = request.server.services;
     refuseForeignOrigin(request.headers.origin, config.publicUrl);
     const ctx = contextOf(request);
-    const session = { ...await openSession(ctx, request.query.site_id), spend: callBudget(limiter, config.rateLimits.mcp, ctx.auth, ctx.now) };
+    const session = { ...await openSession(ctx, request.query.site_id, config.publicUrl), spend: callBudget(limiter, config.rateLimits.mcp, ctx.auth, ctx.now) };
     return send(reply, await answerOverHttp(session, `${config.publicUrl}${request.url}`, request.headers, request.body));
   });
 }

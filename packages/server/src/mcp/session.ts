@@ -7,6 +7,8 @@ import { roleRank } from '../domain/context.ts';
 export interface McpSession {
   ctx: ServiceContext;
   siteId?: string;
+  /** MALLARD_PUBLIC_URL: the base of the dashboard links beside ids (dashboard-links.ts). */
+  publicUrl: string;
   /** Counts one call that reads data against the credential's MCP budget, or throws rate_limited (rate-budget.ts). */
   spend?: () => Promise<void>;
 }

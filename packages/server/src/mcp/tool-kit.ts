@@ -9,6 +9,7 @@ import type { ServiceContext } from '../domain/context.ts';
 import { AppError } from '../domain/errors.ts';
 import { knownPage } from '../features/pages/known-pages.ts';
 import { checkArguments, inputSchemaOf, type InputParts } from './arguments.ts';
+import { addLinks, linkText, withLinkFields, type LinkSpec } from './dashboard-links.ts';
 import { siteOf, type McpSession } from './session.ts';
 
 type PartInput<T> = T extends TObject ? Static<T> : unknown;
@@ -24,6 +25,8 @@ export interface ToolDef<P extends InputParts, D> {
   write?: { idempotent: boolean };
   /** Fields naming a page: an unknown page is 404 with the closest known pages. */
   pageFields?: readonly string[];
+  /** Where issue, session, alert and deploy ids sit in the answer: each gets a dashboard_url beside it. */
+  links?: readonly LinkSpec[];
   run(ctx: ServiceContext, input: ToolInput<P>): Promise<D>;
   summarize(data: D, input: ToolInput<P>): string;
 }
@@ -48,7 +51,7 @@ export function defineTool<P extends InputParts, D>(def: ToolDef<P, D>): Tool {
       title: def.title,
       description: def.description,
       inputSchema: inputSchemaOf(def.input),
-      outputSchema: objectSchema(def.output),
+      outputSchema: withLinkFields(def.name, objectSchema(def.output), def.links ?? []) as ReturnType<typeof objectSchema>,
       annotations: {
         title: def.title,
         readOnlyHint: def.write === undefined,
@@ -59,6 +62,7 @@ export function defineTool<P extends InputParts, D>(def: ToolDef<P, D>): Tool {
     },
     async call(session, args) {
       try {
+        refuseOversized(args);
         const input = checkArguments(def.input, args);
         if (takesSite) input.site_id = siteOf(session, input.site_id);
         for (const field of def.pageFields ?? []) {
@@ -69,8 +73,10 @@ export function defineTool<P extends InputParts, D>(def: ToolDef<P, D>): Tool {
         // checkArguments validated the input against these very schemas.
         const typed = input as ToolInput<P>;
         const data = await def.run(session.ctx, typed);
+        refuseOffsetPastEnd(input, data);
         const structured = Value.Clean(def.output, JSON.parse(JSON.stringify(data))) as Record<string, unknown>;
-        return { content: [{ type: 'text', text: def.summarize(data, typed) }], structuredContent: structured };
+        const links = addLinks(structured, def.links ?? [], session.publicUrl);
+        return { content: [{ type: 'text', text: linkText(def.summarize(data, typed), links) }], structuredContent: structured };
       } catch (error) {
         return toolError(error, session);
       }
@@ -78,13 +84,52 @@ export function defineTool<P extends InputParts, D>(def: ToolDef<P, D>): Tool {
   };
 }
 
-/** An error as the assistant sees it: the API's code first, then what to do about it. */
+/** The largest a call's arguments may be (as JSON): 64 KiB, the API's own request body limit. */
+export const ARGUMENTS_LIMIT = 64 * 1024;
+
+/** Arguments over the limit are a tool error the assistant can act on, not a refused request. */
+function refuseOversized(args: Record<string, unknown>): void {
+  const size = Buffer.byteLength(JSON.stringify(args));
+  if (size > ARGUMENTS_LIMIT) {
+    throw new AppError('payload_too_large', `The arguments are ${size} bytes; at most ${ARGUMENTS_LIMIT} bytes (64 KiB) are taken: send less`, { limit: ARGUMENTS_LIMIT, size });
+  }
+}
+
+/** A page of a list asked for past its end: say so with the total, rather than an empty page. */
+function refuseOffsetPastEnd(input: Record<string, unknown>, data: unknown): void {
+  const offset = input.offset;
+  const total = (data as { total?: unknown } | null)?.total;
+  if (typeof offset === 'number' && offset > 0 && typeof total === 'number' && offset >= total) {
+    throw new AppError('invalid_input', `offset ${offset} is past the end (total ${total}); use an offset below ${total}`, { field: 'offset', reason: `past the end (total ${total})`, total });
+  }
+}
+
+/** Seconds until a refusal with a reset time may be retried (at least 1). */
+function retryAfterOf(appError: AppError, now: number): number | undefined {
+  const details = appError.details ?? {};
+  if (typeof details.retry_after === 'number') return details.retry_after;
+  if (typeof details.reset_at === 'string') return Math.max(1, Math.ceil((Date.parse(details.reset_at) - now) / 1000));
+  return undefined;
+}
+
+/**
+ * An error as the assistant sees it: the API's code first, then what to do about it; a refusal
+ * that passes with time (rate_limited) says after how many seconds, in the text and in `_meta`.
+ */
 export function toolError(error: unknown, session: McpSession): CallToolResult {
   const appError = error instanceof AppError ? error : internalError(error, session);
+  const retryAfter = retryAfterOf(appError, session.ctx.now);
+  const retry = retryAfter === undefined || appError.message.includes(`${retryAfter} seconds`) ? '' : ` (retry_after ${retryAfter} seconds)`;
   return {
     isError: true,
-    content: [{ type: 'text', text: `${appError.code} (${appError.status}): ${appError.message}` }],
-    _meta: { 'mallard/error': { code: appError.code, status: appError.status, ...(appError.details ? { details: appError.details } : {}) } },
+    content: [{ type: 'text', text: `${appError.code} (${appError.status}): ${appError.message}${retry}` }],
+    _meta: {
+      'mallard/error': {
+        code: appError.code, status: appError.status,
+        ...(retryAfter === undefined ? {} : { retry_after: retryAfter }),
+        ...(appError.details ? { details: appError.details } : {}),
+      },
+    },
   };
 }
 

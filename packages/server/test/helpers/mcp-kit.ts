@@ -70,6 +70,13 @@ export async function callError(client: Client, name: string, args: Record<strin
   return { code: meta.code, details: meta.details, text };
 }
 
+/** An answer without the dashboard links the tools add beside ids (and whoami's sites): what the route returns. */
+export function withoutLinks(value: unknown): any {
+  if (Array.isArray(value)) return value.map(withoutLinks);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'dashboard_url').map(([k, v]) => [k, withoutLinks(v)]));
+}
+
 /** GET a route with a key: its `data` (must be 200). */
 export async function routeData(h: Harness, key: string, url: string) {
   const res = await h.app.inject({ method: 'GET', url, headers: bearer(key) });

@@ -1,8 +1,9 @@
 // DOMAIN §9's post-deploy check, as a pure function: each page the deploy touched compares
 // its score after the deploy with its score at the moment of recording. A page that rose
 // 5 points or more is WARN, 15 or more FAIL; a critical issue first seen after the deploy
-// fails it too. A page not scored before counts from 0, as the spike alert counts it.
-// Without post-deploy data the verdict is PENDING (unless a critical issue already fails it).
+// fails it too, and a high one makes it at least WARN. A page not scored before counts from 0,
+// as the spike alert counts it. Without post-deploy data the verdict is PENDING (unless a new
+// critical issue already fails it, or a new high one already warns).
 export const WARN_DELTA = 5;
 export const FAIL_DELTA = 15;
 
@@ -34,10 +35,12 @@ function judgePage(page: string, before: number | null, after: number): PageVerd
   return { page, before, after, delta, verdict, reason: `${page}: ${change}; ${rule}` };
 }
 
-export function deployVerdict(before: PageSnapshot[], after: PageSnapshot[] | null, newCritical: CriticalIssue[]): DeployVerdict {
+export function deployVerdict(before: PageSnapshot[], after: PageSnapshot[] | null, newCritical: CriticalIssue[], newHigh: CriticalIssue[] = []): DeployVerdict {
   const criticalReasons = newCritical.map((i) => `new critical issue on ${i.page} since the deploy: ${i.title}`);
+  const highReasons = newHigh.map((i) => `new high issue on ${i.page} since the deploy: ${i.title}`);
   if (after === null) {
-    if (criticalReasons.length > 0) return { verdict: 'FAIL', reasons: criticalReasons, pages: [] };
+    if (criticalReasons.length > 0) return { verdict: 'FAIL', reasons: [...criticalReasons, ...highReasons], pages: [] };
+    if (highReasons.length > 0) return { verdict: 'WARN', reasons: highReasons, pages: [] };
     return { verdict: 'PENDING', reasons: ['no score after the deploy yet: it fills in from the first pipeline cycle 5 minutes after the deploy, once the site has visitors'], pages: [] };
   }
   const scoreBefore = new Map(before.map((p) => [p.page, p.score]));
@@ -45,9 +48,9 @@ export function deployVerdict(before: PageSnapshot[], after: PageSnapshot[] | nu
     .sort((a, b) => b.delta - a.delta || a.page.localeCompare(b.page));
   const failing = pages.filter((p) => p.verdict === 'FAIL');
   const warning = pages.filter((p) => p.verdict === 'WARN');
-  const reasons = [...failing.map((p) => p.reason), ...criticalReasons, ...warning.map((p) => p.reason)];
+  const reasons = [...failing.map((p) => p.reason), ...criticalReasons, ...warning.map((p) => p.reason), ...highReasons];
   if (failing.length > 0 || criticalReasons.length > 0) return { verdict: 'FAIL', reasons, pages };
-  if (warning.length > 0) return { verdict: 'WARN', reasons, pages };
+  if (warning.length > 0 || highReasons.length > 0) return { verdict: 'WARN', reasons, pages };
   const largest = pages[0];
   const calm = largest
     ? `no page rose ${WARN_DELTA} points or more (largest change: ${largest.page} ${signed(largest.delta)})`

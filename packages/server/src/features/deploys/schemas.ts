@@ -38,7 +38,8 @@ export const DeployDetail = Type.Intersect([DeployRecord, Type.Object({ related_
 
 export const CheckDeployQuery = Type.Object({
   site_id: Type.Optional(SiteIdParam),
-  deploy_id: Type.Optional(Type.String({ maxLength: 64, description: 'The deploy id (a UUID); default the latest deploy of the site' })),
+  deploy_id: Type.Optional(Type.String({ maxLength: 64, description: 'The deploy id (a UUID); default the latest deploy of the environment' })),
+  environment: Type.String({ minLength: 1, maxLength: 64, default: 'production', description: 'Without deploy_id: check the latest deploy to this environment (default production); with deploy_id, that deploy whatever its environment' }),
 });
 
 const Verdict = <T extends readonly string[]>(words: T) => Type.Union(words.map((w) => Type.Literal(w)));
@@ -56,4 +57,5 @@ export const DeployCheck = Type.Object({
     verdict: Verdict(['PASS', 'WARN', 'FAIL'] as const), reason: Type.String(),
   }), { description: 'Each page scored after the deploy, biggest rise first' }),
   new_critical_issues: Type.Array(RelatedIssue),
+  new_high_issues: Type.Array(RelatedIssue, { description: 'High-severity issues first seen within 48 hours after the deploy: each is a WARN reason' }),
 });

@@ -107,21 +107,25 @@ export async function deployDetail({ ctx, input }: { ctx: ServiceContext; input:
 }
 
 /** DOMAIN §9's post-deploy verdict for one deploy (default the site's latest), with its reasons. */
-export async function checkDeploy({ ctx, input }: { ctx: ServiceContext; input: { site_id?: string; deploy_id?: string } }) {
+export async function checkDeploy({ ctx, input }: { ctx: ServiceContext; input: { site_id?: string; deploy_id?: string; environment?: string } }) {
   const deployId = input.deploy_id === undefined ? undefined : assertUuid(input.deploy_id, 'deploy_id');
   const site = await resolveSite(ctx, input.site_id);
-  const id = deployId ?? (await ctx.db.selectFrom('deploys').select('id').where('site_id', '=', site.id)
+  const environment = input.environment ?? 'production';
+  const id = deployId ?? (await ctx.db.selectFrom('deploys').select('id').where('site_id', '=', site.id).where('environment', '=', environment)
     .orderBy('deployed_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst())?.id;
-  if (!id) throw new AppError('not_found', 'No deploy is recorded for this site yet (record one with POST /v1/manage/deploys)');
+  if (!id) throw new AppError('not_found', `No ${environment} deploy is recorded for this site yet (record one with POST /v1/manage/deploys, or name another environment)`, { environment });
   const detail = await deployWithRelatedIssues(ctx.db, site.id, id);
-  const newCritical = detail.related_issues.filter((i) => i.relation === 'appeared_after' && i.severity === 'critical');
+  const appeared = detail.related_issues.filter((i) => i.relation === 'appeared_after');
+  const newCritical = appeared.filter((i) => i.severity === 'critical');
+  const newHigh = appeared.filter((i) => i.severity === 'high');
   return {
     deploy: {
       id: detail.id, version: detail.version, environment: detail.environment, deployed_at: detail.deployed_at,
       confusion_before: detail.confusion_before, confusion_after: detail.confusion_after, delta: detail.delta, after_computed_at: detail.after_computed_at,
     },
-    ...deployVerdict(detail.pages_before, detail.pages_after, newCritical),
+    ...deployVerdict(detail.pages_before, detail.pages_after, newCritical, newHigh),
     thresholds: { warn_delta: WARN_DELTA, fail_delta: FAIL_DELTA },
     new_critical_issues: newCritical,
+    new_high_issues: newHigh,
   };
 }

@@ -46,6 +46,13 @@ export async function listSites({ ctx, maxRetentionDays }: { ctx: ServiceContext
   return { sites: rows.map((row) => toSiteRecord(row, maxRetentionDays)) };
 }
 
+/** The sites the caller can see, by name: a site-scoped credential sees its own (what `site_id` may be). */
+export async function siteDirectory({ ctx }: { ctx: ServiceContext }): Promise<{ id: string; name: string; url: string }[]> {
+  let query = ctx.db.selectFrom('sites').select(['id', 'name', 'url']).where('org_id', '=', ctx.auth.org.id).where('deleted_at', 'is', null);
+  if (ctx.auth.site) query = query.where('id', '=', ctx.auth.site.id);
+  return query.orderBy('created_at', 'asc').orderBy('id', 'asc').execute();
+}
+
 /** Inserts a site row inside the caller's transaction (also used by bootstrap). */
 export async function insertSite(trx: Kysely<Database>, orgId: string, input: CreateSiteBody, now: number): Promise<Site> {
   const site: Site = {

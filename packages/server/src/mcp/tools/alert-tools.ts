@@ -15,6 +15,7 @@ export const listAlertsTool = defineTool({
   description: 'Alerts fired by the site\'s rules, most recently fired first; filter by status (active ones are fired, acknowledged and investigating).',
   input: { query: ListAlertsQuery },
   output: AlertList,
+  links: [{ at: 'alerts[]', kind: 'alert' }],
   run: (ctx, input) => listAlerts({ ctx, input }),
   summarize: (d, input) => d.total === 0 ? `No alerts${input.status ? ` with status ${input.status}` : ''}.` : lines(
     `${plural(d.total, 'alert')}${input.status ? ` with status ${input.status}` : ''}; showing ${d.offset + 1} to ${d.offset + d.alerts.length}:`,
@@ -28,6 +29,7 @@ export const getAlertTool = defineTool({
   description: 'One alert with its incident timeline (fired, notified, acknowledged, resolved...), the scores before and after, and the breakdown that fired it.',
   input: { params: AlertParams, query: SiteQuery },
   output: AlertDetail,
+  links: [{ at: '', kind: 'alert' }],
   run: (ctx, input) => alertDetail({ ctx, input }),
   summarize: (d) => lines(
     alertLine(d),
@@ -43,6 +45,7 @@ export const updateAlertTool = defineTool({
   description: 'Move an alert along: acknowledged, investigating, or resolved (with an optional resolved_reason). The rule\'s channels are told.',
   input: { params: AlertParams, body: UpdateAlertBody },
   output: AlertRecord,
+  links: [{ at: '', kind: 'alert' }],
   write: { idempotent: false },
   run: (ctx, input) => updateAlert({ ctx, input }),
   summarize: (d) => `Updated: ${alertLine(d)}.`,

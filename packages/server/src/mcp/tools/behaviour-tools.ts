@@ -1,6 +1,7 @@
 // Read tools about what users did: the heatmaps (summarised in words), the friction journey
 // map, page-to-page flows, sessions search, one session with its narrative, and raw rows.
 import { elementHeatmap } from '../../features/heatmaps/element-heatmap.ts';
+import { knownSelector } from '../../features/pages/known-elements.ts';
 import { pageHeatmap } from '../../features/heatmaps/page-heatmap.ts';
 import { ElementHeatmap, ElementHeatmapQuery, PageHeatmap, PageHeatmapQuery } from '../../features/heatmaps/schemas.ts';
 import { frictionMap } from '../../features/journeys/friction-map.ts';
@@ -24,7 +25,12 @@ export const elementHeatmapTool = defineTool({
   input: { query: ElementHeatmapQuery },
   output: ElementHeatmap,
   pageFields: ['page'],
-  run: (ctx, input) => elementHeatmap({ ctx, input }),
+  run: async (ctx, input) => {
+    const heatmap = await elementHeatmap({ ctx, input });
+    // No points: a selector the page does not know is a 404 naming the closest ones it does.
+    if (heatmap.count === 0) await knownSelector({ ctx, input });
+    return heatmap;
+  },
   summarize: (d) => lines(
     `${d.selector} on ${d.page}:`,
     summarizePoints(d.points.map((p) => ({ x: p.rx, y: p.ry, signal: p.signal })), 'element'),
@@ -51,6 +57,7 @@ export const frictionMapTool = defineTool({
   description: 'Page transitions where users struggled, heaviest first (at most 100 edges): for each from -> to, the sessions, the combined friction weight, the signals and up to 5 examples with their session ids.',
   input: { query: FrictionQuery },
   output: FrictionMap,
+  links: [{ at: 'edges[].examples[]', kind: 'session', id: 'session_id' }],
   run: (ctx, input) => frictionMap({ ctx, input }),
   summarize: (d) => d.edges.length === 0 ? `No friction on page transitions in ${plural(d.sessions_analyzed, 'session')} analyzed.` : lines(
     `${plural(d.edges.length, 'transition')} with friction in ${plural(d.sessions_analyzed, 'session')} analyzed:`,
@@ -77,6 +84,7 @@ export const sessionTool = defineTool({
   description: 'One session: timing, device, pages in order, signal counts, every event, and a plain-language narrative of what the user went through (no invented causes).',
   input: { query: SessionQuery },
   output: SessionTimeline,
+  links: [{ at: 'session', kind: 'session', id: 'session_id' }],
   run: (ctx, input) => sessionTimeline({ ctx, input }),
   summarize: (d) => lines(
     `Session ${d.session.session_id}: ${plural(d.session.page_count, 'page')}, ${plural(d.session.signal_count, 'signal')}${d.session.signal_count ? ` (${countsLine(d.session.signal_counts)})` : ''}, ${d.session.converted ? 'converted' : 'did not convert'}.`,
@@ -107,10 +115,11 @@ const sessionLine = (s: SearchRow) => {
 export const findSessionsTool = defineTool({
   name: 'find_sessions',
   title: 'Find sessions',
-  description: 'Sessions of a window (default the last 7 days, at most 90) that match: page (a path, or a pattern with * wildcards, e.g. /checkout*), signal_type, issue_id (sessions that met the issue), device, browser, converted (true/false: had a conversion event), has_clips, min_friction (friction weight: sum of signal weight x confidence), from/to; '
-    + 'sorted by friction (default, most first), start (latest first) or duration (longest first); limit 1-200 (default 50), offset. One line per session with its id (for get_session), start, duration, pages, friction and top signals, conversion and a one-line summary.',
+  // The filters are described once, by the arguments (docs/mcp.md, "Token budgets").
+  description: 'Sessions of a window (default the last 7 days, at most 90) matching the filters, most friction first by default. One line per session: its id (for get_session), start, duration, pages, friction weight (sum of signal weight x confidence) and top signals, conversion and a one-line summary.',
   input: { query: SessionsSearchQuery },
   output: SessionSearchList,
+  links: [{ at: 'sessions[]', kind: 'session', id: 'session_id' }],
   run: (ctx, input) => searchSessions({ ctx, input }),
   summarize: (d, input) => d.total === 0 ? `No sessions${sessionFilters(input)} from ${d.window_from} to ${d.window_to}.` : lines(
     `${plural(d.total, 'session')}${sessionFilters(input)} from ${d.window_from} to ${d.window_to}, by ${input.sort ?? 'friction'}; `
@@ -118,6 +127,19 @@ export const findSessionsTool = defineTool({
     bullets(d.sessions, sessionLine, 'sessions', d.total - d.offset, SESSION_LINES),
   ),
 });
+
+/** Longest a raw row's line gets (its longest values are cut), so that the default page of rows stays well within the answer's budget. */
+const RAW_LINE_MAX = 400;
+
+/** One raw row in a line: field=value for every field that has one, long values cut. */
+function rawRowLine(row: Record<string, unknown>): string {
+  const parts = Object.entries(row).filter(([, v]) => v !== null && v !== undefined && v !== '').map(([k, v]) => {
+    const text = typeof v === 'string' ? v : JSON.stringify(v);
+    return `${k}=${text.length > 80 ? `${text.slice(0, 77)}...` : text}`;
+  });
+  const line = parts.join(', ');
+  return line.length > RAW_LINE_MAX ? `${line.slice(0, RAW_LINE_MAX - 3)}...` : line;
+}
 
 export const rawTool = defineTool({
   name: 'query_raw',
@@ -132,7 +154,10 @@ export const rawTool = defineTool({
     await recordAudit(ctx.db, ctx, { action: 'raw.read', targetType: 'site', targetId: siteId, siteId, details: { table: rows.table, offset: rows.offset, limit: rows.limit, rows: rows.rows.length } });
     return rows;
   },
-  summarize: (d) => `${plural(d.rows.length, 'row')} of ${d.table} (from ${d.offset}; ${d.total} in all). The rows are in the structured result.`,
+  summarize: (d) => d.rows.length === 0 ? `No rows of ${d.table} from offset ${d.offset} (${d.total} in all).` : lines(
+    `${d.table}: rows ${d.offset + 1} to ${d.offset + d.rows.length} of ${d.total}:`,
+    d.rows.map((row) => `- ${rawRowLine(row as Record<string, unknown>)}`),
+  ),
 });
 
 export const BEHAVIOUR_TOOLS = [elementHeatmapTool, pageHeatmapTool, frictionMapTool, flowsTool, findSessionsTool, sessionTool, rawTool];

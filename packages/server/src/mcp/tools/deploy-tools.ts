@@ -18,6 +18,7 @@ export const listDeploysTool = defineTool({
   description: 'Deploys, newest first, each with the site\'s score when it was recorded (confusion_before) and after it (confusion_after, null until 5 minutes of post-deploy data) and their delta (positive is worse).',
   input: { query: ListDeploysQuery },
   output: DeployList,
+  links: [{ at: 'deploys[]', kind: 'deploy' }],
   run: (ctx, input) => listDeploys({ ctx, input }),
   summarize: (d) => d.total === 0 ? 'No deploys recorded.' : lines(`${plural(d.total, 'deploy')}:`, bullets(d.deploys, deployLine, 'deploys on this page of results')),
 });
@@ -25,9 +26,10 @@ export const listDeploysTool = defineTool({
 export const getDeployTool = defineTool({
   name: 'get_deploy',
   title: 'One deploy',
-  description: 'One deploy with the per-page scores before and after it and its related issues (verified against it, or first seen within 48 hours after it).',
+  description: 'One deploy with the per-page scores before and after it and its related issues: first those first seen within 48 hours after it (most severe first), then those verified against it.',
   input: { params: DeployParams, query: DeploySiteQuery },
   output: DeployDetail,
+  links: [{ at: '', kind: 'deploy' }, { at: 'related_issues[]', kind: 'issue' }],
   run: (ctx, input) => deployDetail({ ctx, input }),
   summarize: (d) => lines(
     deployLine(d),
@@ -39,14 +41,17 @@ export const getDeployTool = defineTool({
 export const checkDeployTool = defineTool({
   name: 'check_deploy',
   title: 'Post-deploy check',
-  description: 'Did a deploy make things worse? Mallard compares each page\'s score after the deploy with its score before it: WARN when a page rose 5 points or more, FAIL at 15 or more or when a critical issue appeared after it, else PASS (PENDING before any post-deploy score). Per page and overall, with the reasons. Default: the latest deploy.',
+  description: 'Did a deploy make things worse? Mallard compares each page\'s score after the deploy with its score before it: WARN when a page rose 5 points or more or a high-severity issue appeared after it, FAIL at 15 or more or when a critical issue appeared after it, else PASS (PENDING before any post-deploy score). Per page and overall, with the reasons. Default: the latest deploy to environment (default production).',
   input: { query: CheckDeployQuery },
   output: DeployCheck,
+  links: [{ at: 'deploy', kind: 'deploy' }, { at: 'new_critical_issues[]', kind: 'issue' }, { at: 'new_high_issues[]', kind: 'issue' }],
   run: (ctx, input) => checkDeploy({ ctx, input }),
   summarize: (d) => lines(
     `${d.verdict}: deploy ${deployLine(d.deploy)}.`,
     d.reasons.map((r) => `- ${r}`),
     d.pages.length > 0 && `${plural(d.pages.length, 'page')} scored after the deploy; biggest rises: ${d.pages.slice(0, 3).map((p) => `${p.page} ${signed(p.delta)}`).join(', ')}.`,
+    [...d.new_critical_issues, ...d.new_high_issues].length > 0 && 'New issues since the deploy:',
+    bullets([...d.new_critical_issues, ...d.new_high_issues], (i) => `[${i.severity}] ${i.title} on ${i.page} (id ${i.id})`, 'new issues'),
   ),
 });
 
@@ -56,6 +61,7 @@ export const recordDeployTool = defineTool({
   description: 'Record a deploy (as CI would): Mallard keeps the site\'s score at this moment and fills in the score after it from 5 minutes on; a production deploy also starts verifying resolved issues. Then use check_deploy.',
   input: { body: CreateDeployBody },
   output: DeployRecord,
+  links: [{ at: '', kind: 'deploy' }],
   write: { idempotent: false },
   run: (ctx, input) => recordDeploy({ ctx, input }),
   summarize: (d) => `Recorded deploy ${deployLine(d)}.`,

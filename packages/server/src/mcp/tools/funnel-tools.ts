@@ -39,9 +39,10 @@ const percent = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
 export const funnelTool = defineTool({
   name: 'get_funnel',
   title: 'Funnel with the friction at each step',
-  description: 'Of the sessions that reached the first step, how many went on through each ordered step (pages or custom events, within window_minutes of the first), the median time to the next step, and the friction at each: top signal types, open issues on the step\'s page, and how many of those who dropped met friction first. Steps as a comma string or an array, or funnel_id of a saved funnel.',
+  description: 'Of the sessions that reached the first step, how many went on through each ordered step, the median time to the next step, and the friction at each: top signal types, open issues on the step\'s page, and how many of those who dropped met friction first.',
   input: { query: GetFunnelInput },
   output: FunnelAnswer,
+  links: [{ at: 'steps[].friction.issues[]', kind: 'issue' }],
   run: async (ctx, input): Promise<Funnel & { funnel?: SavedFunnel }> => {
     const filters = { device: input.device, from: input.from, to: input.to };
     if ((input.steps === undefined) === (input.funnel_id === undefined)) {

@@ -1,7 +1,10 @@
 // Issues: the list, one issue in full, and triage (a write tool).
-import { issueDetail, listIssues, updateIssue } from '../../features/issues/service.ts';
+import { Type } from '@sinclair/typebox';
+import { applyIssueUpdate, issueDetail, listIssues } from '../../features/issues/service.ts';
 import { IssueDetail, IssueList, IssueParams, ListIssuesQuery, SiteQuery, UpdateIssueBody } from '../../features/issues/schemas.ts';
 import { IssueRecord } from '../../domain/records/issue.ts';
+import { Nullable } from '../../domain/schema-parts.ts';
+import { MINUTE_MS } from '../../domain/time.ts';
 import { defineTool } from '../tool-kit.ts';
 import { bullets, lines, plural } from '../text.ts';
 
@@ -21,10 +24,11 @@ function filtersOf(input: Record<string, unknown>): string {
 export const listIssuesTool = defineTool({
   name: 'list_issues',
   title: 'UX issues',
-  description: 'UX issues (clusters of one signal type on one element of one page), by priority by default: the issues needing attention (open, triaged, in_progress, regressed) first, the highest priority first (0-100 from users affected in 7 days, severity, signal weight and revenue at risk), regressed before others at equal priority. '
-    + 'Filter by status, attention (true: needing attention), severity, page, type (signal type), assigned_to, q (text in the title, label, selector or page); sort by priority, severity, users, revenue or last_seen.',
+  // The filters and sorts are described once, by the arguments (docs/mcp.md, "Token budgets").
+  description: 'UX issues (clusters of one signal type on one element of one page), by priority by default: those needing attention (open, triaged, in_progress, regressed) first, highest priority first (0-100 from users affected in 7 days, severity, signal weight and revenue at risk).',
   input: { query: ListIssuesQuery },
   output: IssueList,
+  links: [{ at: 'issues[]', kind: 'issue' }],
   pageFields: ['page'],
   run: (ctx, input) => listIssues({ ctx, input }),
   summarize: (d, input) => d.total === 0 ? `No issues${filtersOf(input)}.` : lines(
@@ -39,6 +43,10 @@ export const getIssueTool = defineTool({
   description: 'One issue with its evidence (recent signals with their sessions), linked sessions, verification history after deploys, the deploy it may have come from, and its activity.',
   input: { params: IssueParams, query: SiteQuery },
   output: IssueDetail,
+  links: [
+    { at: '', kind: 'issue' }, { at: 'linked_sessions[]', kind: 'session', id: 'session_id' },
+    { at: 'evidence[]', kind: 'session', id: 'session_id' }, { at: 'deploy_correlation', kind: 'deploy', id: 'deploy_id' },
+  ],
   run: (ctx, input) => issueDetail({ ctx, input }),
   summarize: (d) => lines(
     issueLine(d),
@@ -50,15 +58,48 @@ export const getIssueTool = defineTool({
   ),
 });
 
+/** A retried call within this time leaves its note once (same credential, issue and text). */
+export const NOTE_ONCE_WITHIN_MS = 10 * MINUTE_MS;
+
+const Written = Type.Object({
+  status: Type.Optional(Type.String()),
+  assigned_to: Type.Optional(Nullable(Type.String())),
+  severity: Type.Optional(Nullable(Type.String())),
+  note: Type.Optional(Type.String()),
+  note_repeated: Type.Boolean({ description: 'true: this credential left the same note on the issue within 10 minutes, so it was not added again' }),
+}, { description: 'What this call wrote: the fields it was given, as stored' });
+const UpdateIssueAnswer = Type.Composite([IssueRecord, Type.Object({ written: Written })]);
+
+/** What was written, in words: "status in_progress, assigned to dana@shop.example, note "..."". */
+function writtenLine(w: { status?: string; assigned_to?: string | null; severity?: string | null; note?: string; note_repeated: boolean }): string {
+  return [
+    w.status !== undefined && `status ${w.status}`,
+    w.assigned_to !== undefined && (w.assigned_to === null ? 'unassigned' : `assigned to ${w.assigned_to}`),
+    w.severity !== undefined && (w.severity === null ? 'severity back to computed' : `severity ${w.severity}`),
+    w.note !== undefined && `note "${w.note}"${w.note_repeated ? ' (already left by you within 10 minutes: not added again)' : ''}`,
+  ].filter(Boolean).join(', ');
+}
+
 export const updateIssueTool = defineTool({
   name: 'update_issue',
   title: 'Triage an issue',
-  description: 'Change an issue: status (open, triaged, in_progress, verified, resolved, ignored), a note, the assignee, or a severity set by hand. Give at least one of them. Resolved issues are verified against the next production deploy; ignored ones stop counting toward scores and alerts.',
+  description: 'Change an issue: status (open, triaged, in_progress, verified, resolved, ignored), a note, the assignee, or a severity set by hand. Give at least one of them. Resolved issues are verified against the next production deploy; ignored ones stop counting toward scores and alerts. A retried call is safe: the same note from the same credential within 10 minutes is added once. The answer echoes what was written.',
   input: { params: IssueParams, query: SiteQuery, body: UpdateIssueBody },
-  output: IssueRecord,
-  write: { idempotent: false },
-  run: (ctx, input) => updateIssue({ ctx, input }),
-  summarize: (d) => `Updated: ${issueLine(d)}${d.assigned_to ? `, assigned to ${d.assigned_to}` : ''}.`,
+  output: UpdateIssueAnswer,
+  links: [{ at: '', kind: 'issue' }],
+  write: { idempotent: true },
+  run: async (ctx, input) => {
+    const { issue, note_repeated } = await applyIssueUpdate({ ctx, input, noteOnceWithinMs: NOTE_ONCE_WITHIN_MS });
+    const written = {
+      ...(input.status !== undefined ? { status: issue.status } : {}),
+      ...(input.assigned_to !== undefined ? { assigned_to: issue.assigned_to } : {}),
+      ...(input.severity !== undefined ? { severity: input.severity === null ? null : issue.severity } : {}),
+      ...(input.note !== undefined ? { note: input.note } : {}),
+      note_repeated,
+    };
+    return { ...issue, written };
+  },
+  summarize: (d) => `Updated: ${writtenLine(d.written)}. Now: ${issueLine(d)}${d.assigned_to ? `, assigned to ${d.assigned_to}` : ''}.`,
 });
 
 export const ISSUE_TOOLS = [listIssuesTool, getIssueTool, updateIssueTool];

@@ -1,7 +1,10 @@
 // Read tools about the site and its pages: who am I, the one-call context, scores, one page,
 // trends, two pages compared, elements, what to fix first and the revenue at risk.
+import { Type } from '@sinclair/typebox';
 import { whoami } from '../../features/whoami/service.ts';
 import { Whoami } from '../../features/whoami/schemas.ts';
+import { siteDirectory } from '../../features/sites/service.ts';
+import { Uuid } from '../../domain/schema-parts.ts';
 import { getSiteContext } from '../../features/mcp-context/service.ts';
 import { SiteContext, SiteContextQuery } from '../../features/mcp-context/schemas.ts';
 import { comparePages, getElements, getPageDetail, getSiteScores, getTrends } from '../../features/scores/service.ts';
@@ -17,16 +20,37 @@ import { formatMoney } from '../../domain/money.ts';
 type Row = Record<string, unknown>;
 const money = (cents: number | null | undefined, currency: string) => (cents === null || cents === undefined ? 'unknown' : formatMoney(cents, currency));
 
+const SiteEntry = Type.Object({ id: Uuid, name: Type.String(), url: Type.String() });
+const SITES_IN_TEXT = 20;
+const siteLine = (s: { id: string; name: string; url: string }) => `${s.name} (${s.url}): site_id ${s.id}`;
+
+export const listSitesTool = defineTool({
+  name: 'list_sites',
+  title: 'Sites',
+  description: 'The sites this credential can read, with the site_id each tool takes: every live site of the org for an org-level credential (a user, an org-wide key), only its own for a site-scoped key.',
+  input: {},
+  output: Type.Object({ sites: Type.Array(SiteEntry), total: Type.Integer() }),
+  run: async (ctx) => {
+    const sites = await siteDirectory({ ctx });
+    return { sites, total: sites.length };
+  },
+  summarize: (d) => d.total === 0 ? 'No sites: the org has none yet.' : lines(
+    `${plural(d.total, 'site')} this credential can read (pass site_id to the tools):`,
+    bullets(d.sites, siteLine, 'sites', d.total, SITES_IN_TEXT),
+  ),
+});
+
 export const whoamiTool = defineTool({
   name: 'whoami',
   title: 'Who am I',
-  description: 'The credential this connection uses: its org, its site (null for an org-level credential, which must pass site_id to every tool), its type and scopes.',
+  description: 'The credential this connection uses: its org, its site (null for an org-level credential, which must pass site_id to every tool), its type and scopes, and the sites it can read (as list_sites).',
   input: {},
-  output: Whoami,
-  run: async (ctx) => whoami({ ctx }),
+  output: Type.Composite([Whoami, Type.Object({ sites: Type.Array(SiteEntry, { description: 'The sites this credential can read (as list_sites)' }) })]),
+  run: async (ctx) => ({ ...whoami({ ctx }), sites: await siteDirectory({ ctx }) }),
   summarize: (d) => lines(
     `Org ${d.org.name} (${d.org.id}); ${d.site ? `site ${d.site.name} (${d.site.id}, ${d.site.url})` : 'no site of its own: pass site_id to each tool'}.`,
     `Credential: ${d.key_type}${'role' in d && d.role ? `, role ${d.role}` : ''}; scopes ${d.scopes.join(', ') || 'none'}.`,
+    `Sites it can read: ${d.sites.length === 0 ? 'none' : d.sites.slice(0, SITES_IN_TEXT).map(siteLine).join('; ')}${d.sites.length > SITES_IN_TEXT ? `; and ${d.sites.length - SITES_IN_TEXT} more (list_sites)` : ''}.`,
   ),
 });
 
@@ -36,6 +60,10 @@ export const siteContextTool = defineTool({
   description: 'Call this first. One call that tells you the state of the site: overall score and trend, the worst pages, open issues, recent deploys, active alerts (those flagged mcp_channel were sent to you through the mcp alert channel), what to fix first and the revenue at risk. Lists are capped; the counts are true totals.',
   input: { query: SiteContextQuery },
   output: SiteContext,
+  links: [
+    { at: 'open_issues[]', kind: 'issue' }, { at: 'recent_deploys[]', kind: 'deploy' }, { at: 'active_alerts[]', kind: 'alert' },
+    { at: 'recommendations[]', kind: 'issue', id: 'issue_id' },
+  ],
   run: (ctx, input) => getSiteContext({ ctx, input }),
   summarize: (d) => {
     const forYou = d.active_alerts.filter((a) => a.mcp_channel);
@@ -45,7 +73,14 @@ export const siteContextTool = defineTool({
       bullets(d.top_pages, (p) => `${p.page}: ${p.score} (${p.trend}${p.dominant_signal ? `, mostly ${p.dominant_signal}` : ''})`, 'pages'),
       d.open_issues.length > 0 && 'Issues needing attention, by priority (what to fix first; 0-100):',
       bullets(d.open_issues, (i) => `${i.priority} [${i.severity}] ${i.title} (${i.status}; ${i.priority_reason}; id ${i.id})`, 'issues needing attention', d.open_issue_count),
+      d.recommendations.length > 0 && 'What to fix first:',
+      bullets(d.recommendations, (r) => `${r.title}: ${r.recommendation} (issue ${r.issue_id})`, 'recommendations'),
+      d.recent_deploys.length > 0 && 'Recent deploys (site score before -> after; positive delta is worse):',
+      bullets(d.recent_deploys, (x) => `${x.version} (${x.environment}, ${x.deployed_at}): ${x.confusion_before} -> ${x.confusion_after ?? 'pending'}${x.delta === null ? '' : ` (${signed(x.delta)})`}; id ${x.id}`, 'deploys'),
+      d.active_alert_count === 0 ? 'No active alerts.' : `Active alerts (${d.active_alert_count}):`,
+      bullets(d.active_alerts, (a) => `[${a.severity}] ${a.message} (${a.status}, fired ${a.fired_at}${a.mcp_channel ? ', sent to you through the mcp channel' : ''}; id ${a.id})`, 'active alerts', d.active_alert_count),
       forYou.length > 0 && `Alerts sent to you (mcp channel): ${forYou.map((a) => `${a.message} (id ${a.id})`).join('; ')}`,
+      d.revenue ? `Revenue at risk: ${money(d.revenue.monthly_at_risk_cents, d.revenue.currency)} a month.` : 'Revenue at risk: unknown (no conversion event tracked yet).',
     );
   },
 });
@@ -70,6 +105,7 @@ export const pageTool = defineTool({
   description: 'One page: its score with the breakdown by signal, 7 days of history, the elements with the most friction, its active alerts and open issues, the site\'s recent deploys, annotations and budgets.',
   input: { query: PageQuery },
   output: PageDetail,
+  links: [{ at: 'issues[]', kind: 'issue' }, { at: 'active_alerts[]', kind: 'alert' }, { at: 'recent_deploys[]', kind: 'deploy' }],
   pageFields: ['page'],
   run: (ctx, input) => getPageDetail({ ctx, input }),
   summarize: (d) => {
@@ -141,6 +177,7 @@ export const recommendationsTool = defineTool({
   description: 'What to fix first: the issues needing attention (open, triaged, in_progress, regressed) by priority, 0-100 from users affected in 7 days, severity, signal weight and revenue at risk (the order list_issues and get_site_context use), each with a concrete recommendation.',
   input: { query: RecommendationsQuery },
   output: Recommendations,
+  links: [{ at: 'recommendations[]', kind: 'issue', id: 'issue_id' }],
   run: (ctx, input) => getRecommendations({ ctx, input }),
   summarize: (d) => d.recommendations.length === 0 ? 'No issues need attention (open, triaged, in progress or regressed): nothing to fix right now.' : lines(
     'What to fix first:',
@@ -154,6 +191,7 @@ export const revenueTool = defineTool({
   description: 'The monthly revenue at risk across open issues: the conversion gap between sessions that hit each issue and calm sessions, times their value. Needs conversion tracking (track() events).',
   input: { query: RevenueQuery },
   output: RevenueAtRisk,
+  links: [{ at: 'issues[]', kind: 'issue', id: 'issue_id' }],
   run: (ctx, input) => getRevenueAtRisk({ ctx, input }),
   summarize: (d) => {
     if (!d.tracking) return d.message ?? 'No conversion tracking.';
@@ -166,4 +204,4 @@ export const revenueTool = defineTool({
   },
 });
 
-export const SITE_TOOLS = [whoamiTool, siteContextTool, scoresTool, pageTool, trendsTool, compareTool, elementsTool, recommendationsTool, revenueTool];
+export const SITE_TOOLS = [whoamiTool, listSitesTool, siteContextTool, scoresTool, pageTool, trendsTool, compareTool, elementsTool, recommendationsTool, revenueTool];
