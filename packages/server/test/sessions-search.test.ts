@@ -9,6 +9,7 @@ import { Migrator } from 'kysely';
 import { expect, it } from 'vitest';
 import { bearer, eachDialect, useHarness, type Harness } from './helpers/harness.ts';
 import { emptyStore } from './helpers/empty-store.ts';
+import { withoutLinks } from './helpers/mcp-kit.ts';
 import { CHROME_WINDOWS_UA, DAY, MIN, SEC, expectInvalid, postIngest, query, queryOk, send, type Ev, type Org } from './helpers/ingest-kit.ts';
 import { migrateToLatest, migrationsThrough } from '../src/store/migrate.ts';
 
@@ -205,24 +206,33 @@ eachDialect('sessions search', ({ name }) => {
       expect(res.statusCode, res.body).toBe(200);
       return res.json().result as { content: { text: string }[]; structuredContent: unknown; isError?: boolean };
     };
-    const all = await call({});
+    // The tool adds a dashboard link beside each session id; the rest is the route's answer.
+    const all = await call({ limit: 50 });
     expect(all.isError).toBeFalsy();
-    expect(all.structuredContent).toEqual(await search(org));
+    expect(withoutLinks(all.structuredContent)).toEqual(await search(org, { limit: 50 }));
+    const rows = (all.structuredContent as { sessions: { session_id: string; dashboard_url: string }[] }).sessions;
+    for (const row of rows) expect(row.dashboard_url).toMatch(new RegExp(`/app/#/sessions/${row.session_id}$`));
     const minute = (ms: number) => iso(ms).slice(0, 16).replace('T', ' ');
     const now = h.clock.now();
-    expect(all.content[0].text.split('\n')).toEqual([
-      `4 sessions from ${ago(7 * DAY)} to ${iso(now)}, by friction; showing 1 to 4:`,
-      `- ${S.B} ${minute(now - 2 * HOUR)} UTC, 5 min, 1 page, friction 24 (dead_click 2), not converted: 1 page (/products/:id) in 5 min; on /products/:id the user clicked 'Size guide' (a.size-guide) and nothing happened (1 more signal); did not convert.`,
-      `- ${S.A} ${minute(now - HOUR)} UTC, 1 min, 2 pages, friction 22.5 (rage_click 1), converted: 2 pages from /cart to /checkout in 1 min; on /checkout the user clicked 'Pay now' (button.pay) 4 times in 1.2 s with no response; converted.`,
-      `- ${S.C} ${minute(now - 3 * HOUR)} UTC, 10 s, 1 page, friction 20 (form_abandonment 1), not converted: 1 page (/checkout) in 10 s; on /checkout the user left a form unfinished (form#pay); did not convert.`,
-      `- ${S.D} ${minute(now - 3 * DAY)} UTC, 2 min, 2 pages, friction 0, converted: 2 pages from /Checkout to /account/:id/orders in 2 min; no friction signals; converted.`,
-    ]);
+    const lines = all.content[0].text.split('\n');
+    expect(lines[0]).toBe(`4 sessions from ${ago(7 * DAY)} to ${iso(now)}, by friction; showing 1 to 4:`);
+    // One line per session, in order: id, start, duration, pages, friction and top signals, conversion, summary.
+    const expected = [
+      [S.B, `${minute(now - 2 * HOUR)} UTC, 5 min, 1 page, friction 24 (dead_click 2), not converted: 1 page (/products/:id) in 5 min; on /products/:id the user clicked 'Size guide' (a.size-guide) and nothing happened (1 more signal); did not convert.`],
+      [S.A, `${minute(now - HOUR)} UTC, 1 min, 2 pages, friction 22.5 (rage_click 1), converted: 2 pages from /cart to /checkout in 1 min; on /checkout the user clicked 'Pay now' (button.pay) 4 times in 1.2 s with no response; converted.`],
+      [S.C, `${minute(now - 3 * HOUR)} UTC, 10 s, 1 page, friction 20 (form_abandonment 1), not converted: 1 page (/checkout) in 10 s; on /checkout the user left a form unfinished (form#pay); did not convert.`],
+      [S.D, `${minute(now - 3 * DAY)} UTC, 2 min, 2 pages, friction 0, converted: 2 pages from /Checkout to /account/:id/orders in 2 min; no friction signals; converted.`],
+    ];
+    expect(lines).toHaveLength(1 + expected.length);
+    expected.forEach(([id, rest], i) => {
+      expect(lines[i + 1].startsWith(`- ${id}`)).toBe(true);
+      expect(lines[i + 1].endsWith(rest)).toBe(true);
+    });
     const narrowed = await call({ page: '/check*', converted: false, limit: 1 });
-    expect(narrowed.structuredContent).toEqual(await search(org, { page: '/check*', converted: false, limit: 1 }));
-    expect(narrowed.content[0].text.split('\n')).toEqual([
-      `1 session (page /check*, not converted) from ${ago(7 * DAY)} to ${iso(now)}, by friction; showing 1 to 1:`,
-      expect.stringMatching(new RegExp(`^- ${S.C} `)),
-    ]);
+    expect(withoutLinks(narrowed.structuredContent)).toEqual(await search(org, { page: '/check*', converted: false, limit: 1 }));
+    const narrowLines = narrowed.content[0].text.split('\n');
+    expect(narrowLines[0]).toBe(`1 session (page /check*, not converted) from ${ago(7 * DAY)} to ${iso(now)}, by friction; showing 1 to 1:`);
+    expect(narrowLines.slice(1).map((l) => l.startsWith(`- ${S.C}`))).toEqual([true]);
     expect((await call({ has_clips: true })).content[0].text).toBe(`No sessions (with clips) from ${ago(7 * DAY)} to ${iso(now)}.`);
     const bad = await call({ sort: 'newest' });
     expect(bad.isError).toBe(true);
