@@ -5,6 +5,8 @@ import { deployVerdict, type PageSnapshot } from '../src/features/deploys/deploy
 import { closestPages } from '../src/features/pages/known-pages.ts';
 import { closestSelectors } from '../src/features/pages/known-elements.ts';
 import { addLinks, linkText, withLinkFields } from '../src/mcp/dashboard-links.ts';
+import { toolError } from '../src/mcp/tool-kit.ts';
+import type { McpSession } from '../src/mcp/session.ts';
 import { cellName, summarizePoints } from '../src/mcp/heatmap-summary.ts';
 import { checkArguments, inputSchemaOf } from '../src/mcp/arguments.ts';
 import { TrendsQuery } from '../src/features/scores/schemas.ts';
@@ -107,6 +109,22 @@ describe('dashboard links', () => {
     const schema = { type: 'object', properties: { issues: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } } } };
     expect(JSON.stringify(withLinkFields('t', structuredClone(schema), [specs[0]]))).toContain('dashboard_url');
     expect(() => withLinkFields('t', structuredClone(schema), [specs[1]])).toThrow(/no id at "deploy"/);
+  });
+});
+
+describe('toolError', () => {
+  const session = { ctx: { now: Date.UTC(2026, 10, 2, 11, 0, 45) }, publicUrl: 'https://m.example' } as unknown as McpSession;
+  const meta = (r: ReturnType<typeof toolError>) => (r._meta as Record<string, Record<string, unknown>>)['mallard/error'];
+  it('carries retry_after (seconds) beside the code for a refusal that passes with time, in the text once', () => {
+    const budget = toolError(new AppError('rate_limited', 'Rate limit exceeded: 3 MCP calls a minute for this credential; retry after 15 seconds', { reset_at: '2026-11-02T11:01:00.000Z', retry_after: 15 }), session);
+    expect(budget.isError).toBe(true);
+    expect(meta(budget)).toMatchObject({ code: 'rate_limited', status: 429, retry_after: 15 });
+    expect((budget.content[0] as { text: string }).text).toBe('rate_limited (429): Rate limit exceeded: 3 MCP calls a minute for this credential; retry after 15 seconds');
+    // Only a reset time (the API's other limits): the seconds are worked out from the clock, and said.
+    const other = toolError(new AppError('rate_limited', 'Too many failed authentication attempts', { reset_at: '2026-11-02T11:01:00.000Z' }), session);
+    expect(meta(other).retry_after).toBe(15);
+    expect((other.content[0] as { text: string }).text).toBe('rate_limited (429): Too many failed authentication attempts (retry_after 15 seconds)');
+    expect(meta(toolError(new AppError('not_found', 'Issue not found'), session))).toEqual({ code: 'not_found', status: 404 });
   });
 });
 
