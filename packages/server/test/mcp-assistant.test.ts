@@ -154,6 +154,13 @@ eachDialect('MCP for assistants', (dialect) => {
     const error = await callError(reader.client, 'list_issues', { q: 'x'.repeat(70 * 1024) });
     expect(error.code).toBe('payload_too_large');
     expect(error.text).toMatch(/^payload_too_large \(413\): The arguments are \d+ bytes; at most 65536 bytes/);
+    // A body over the endpoint's 1 MiB is refused as any request is: 413 in the envelope.
+    const huge = await h.app.inject({
+      method: 'POST', url: '/v1/mcp', headers: { ...bearer(org.keys.mcp), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_issues', arguments: { q: 'x'.repeat(1024 * 1024) } } }),
+    });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json().error.code).toBe('payload_too_large');
   });
 
   it('update_issue retried with the same note adds it once, and echoes what it wrote', async () => {
