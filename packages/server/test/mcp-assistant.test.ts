@@ -186,4 +186,22 @@ eachDialect('MCP for assistants', (dialect) => {
     expect(later.data.written).toEqual({ note: args.note, note_repeated: false });
     expect(await notes()).toBe(3);
   });
+
+  it('update_alert retried with the status it already has changes nothing and tells no one again, and echoes what it wrote', async () => {
+    const fired = (await callOk(reader.client, 'list_alerts', { status: 'fired', limit: 1 })).data.alerts[0];
+    expect(fired).toBeDefined();
+    const timeline = async () => (await routeData(h, org.keys.secret, `/v1/query/alerts/${fired.id}`)).timeline
+      .filter((t: { kind: string }) => t.kind === 'acknowledged').length;
+    const outbox = async () => Number((await h.store.db.selectFrom('outbox').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const first = await callOk(writer.client, 'update_alert', { alert_id: fired.id, status: 'acknowledged' });
+    expect(first.data).toMatchObject({ id: fired.id, status: 'acknowledged', written: { status: 'acknowledged', unchanged: false } });
+    expect(first.text).toMatch(/^Updated: status acknowledged\. Now: /);
+    const jobs = await outbox();
+    const retried = await callOk(writer.client, 'update_alert', { alert_id: fired.id, status: 'acknowledged' });
+    expect(retried.data).toMatchObject({ id: fired.id, status: 'acknowledged', written: { status: 'acknowledged', unchanged: true } });
+    expect(retried.text).toMatch(/^Already acknowledged: nothing changed, no one told again\. Now: /);
+    expect(retried.data.dashboard_url).toBe(`${PUBLIC}/app/#/alerts/${fired.id}`);
+    expect(await timeline()).toBe(1);
+    expect(await outbox()).toBe(jobs);
+  });
 });

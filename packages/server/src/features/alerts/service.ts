@@ -11,11 +11,24 @@ import type { AlertsTable } from '../../store/tables.ts';
 import type { UpdateAlertBody } from './schemas.ts';
 
 export async function updateAlert({ ctx, input }: { ctx: ServiceContext; input: UpdateAlertBody & { alert_id: string } }) {
+  return (await applyAlertUpdate({ ctx, input })).alert;
+}
+
+/**
+ * `repeatIsNoop`: a status the alert already has (with the same resolved_reason, if any) changes
+ * nothing: no timeline entry, no second notification to the rule's channels (a retried call,
+ * e.g. an assistant's tool call sent twice); `unchanged` says so.
+ */
+export async function applyAlertUpdate({ ctx, input, repeatIsNoop = false }: { ctx: ServiceContext; input: UpdateAlertBody & { alert_id: string }; repeatIsNoop?: boolean }) {
   const { auth, now } = ctx;
   const { status, resolved_reason: reason } = input;
   // A contradiction in the body is bad input wherever the alert is.
   if (reason !== undefined && status !== 'resolved') throw invalidInput('resolved_reason', 'goes only with status resolved');
   const alert = await rowInTenant(ctx, 'alerts', input.alert_id, 'Alert');
+  if (repeatIsNoop && status === alert.status && (reason === undefined || reason === alert.resolved_reason)) {
+    const rule = alert.rule_id ? await ctx.db.selectFrom('alert_rules').select('name').where('id', '=', alert.rule_id).executeTakeFirst() : undefined;
+    return { alert: toAlertRecord({ ...alert, rule_name: rule?.name ?? null }), unchanged: true };
+  }
   const next: AlertsTable = { ...alert, updated_at: now };
   if (status === 'acknowledged') next.acknowledged_at = now;
   if (status === 'investigating') next.investigating_at = now;
@@ -35,5 +48,5 @@ export async function updateAlert({ ctx, input }: { ctx: ServiceContext; input: 
     await recordAudit(trx, ctx, { action: 'alert.updated', targetType: 'alert', targetId: alert.id, siteId: alert.site_id, details: { status } });
     return rule;
   });
-  return toAlertRecord({ ...next, rule_name: rule?.name ?? null });
+  return { alert: toAlertRecord({ ...next, rule_name: rule?.name ?? null }), unchanged: false };
 }

@@ -1,7 +1,8 @@
 // Alerts: the list, one alert with its timeline, and the lifecycle (a write tool).
 import { alertDetail } from '../../features/alerts/alert-detail.ts';
 import { listAlerts } from '../../features/alerts/alert-list.ts';
-import { updateAlert } from '../../features/alerts/service.ts';
+import { Type } from '@sinclair/typebox';
+import { applyAlertUpdate } from '../../features/alerts/service.ts';
 import { AlertDetail, AlertList, AlertRecord, AlertParams, ListAlertsQuery, SiteQuery, UpdateAlertBody } from '../../features/alerts/schemas.ts';
 import { defineTool } from '../tool-kit.ts';
 import { bullets, lines, plural } from '../text.ts';
@@ -39,16 +40,28 @@ export const getAlertTool = defineTool({
   ),
 });
 
+const Written = Type.Object({
+  status: Type.Optional(Type.String()),
+  resolved_reason: Type.Optional(Type.String()),
+  unchanged: Type.Boolean({ description: 'true: the alert already had this status (a retried call): nothing was written and no one was told again' }),
+}, { description: 'What this call wrote' });
+
 export const updateAlertTool = defineTool({
   name: 'update_alert',
   title: 'Acknowledge, investigate or resolve an alert',
-  description: 'Move an alert along: acknowledged, investigating, or resolved (with an optional resolved_reason). The rule\'s channels are told.',
+  description: 'Move an alert along: acknowledged, investigating, or resolved (with an optional resolved_reason). The rule\'s channels are told. A retried call is safe: a status the alert already has changes nothing and tells no one again. The answer echoes what was written.',
   input: { params: AlertParams, body: UpdateAlertBody },
-  output: AlertRecord,
+  output: Type.Composite([AlertRecord, Type.Object({ written: Written })]),
   links: [{ at: '', kind: 'alert' }],
-  write: { idempotent: false },
-  run: (ctx, input) => updateAlert({ ctx, input }),
-  summarize: (d) => `Updated: ${alertLine(d)}.`,
+  write: { idempotent: true },
+  run: async (ctx, input) => {
+    const { alert, unchanged } = await applyAlertUpdate({ ctx, input, repeatIsNoop: true });
+    return {
+      ...alert,
+      written: { ...(input.status !== undefined ? { status: input.status } : {}), ...(input.resolved_reason !== undefined ? { resolved_reason: input.resolved_reason } : {}), unchanged },
+    };
+  },
+  summarize: (d) => `${d.written.unchanged ? `Already ${d.status}: nothing changed, no one told again` : `Updated: ${[d.written.status && `status ${d.written.status}`, d.written.resolved_reason && `reason "${d.written.resolved_reason}"`].filter(Boolean).join(', ')}`}. Now: ${alertLine(d)}.`,
 });
 
 export const ALERT_TOOLS = [listAlertsTool, getAlertTool, updateAlertTool];
