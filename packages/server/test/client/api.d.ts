@@ -21553,12 +21553,6 @@ export interface operations {
             /** @description The JSON-RPC response (or an array of them). A request holding only notifications or responses is answered 202 with no body. */
             200: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21590,12 +21584,6 @@ export interface operations {
             /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`, `empty_body`, `invalid_json`: Missing or malformed input */
             400: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21605,12 +21593,6 @@ export interface operations {
             /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
             401: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21620,12 +21602,6 @@ export interface operations {
             /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
             403: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21635,12 +21611,6 @@ export interface operations {
             /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
             404: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21650,12 +21620,6 @@ export interface operations {
             /** @description `request_timeout`: Error */
             408: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21665,12 +21629,6 @@ export interface operations {
             /** @description `payload_too_large`: Body too large */
             413: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21680,12 +21638,6 @@ export interface operations {
             /** @description `unsupported_media_type`: Body not sent as JSON */
             415: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21695,14 +21647,6 @@ export interface operations {
             /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
-                    /** @description Seconds until the window reopens */
-                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21712,12 +21656,6 @@ export interface operations {
             /** @description `headers_too_large`: Error */
             431: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21727,12 +21665,6 @@ export interface operations {
             /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
             500: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -21742,12 +21674,6 @@ export interface operations {
             /** @description `unavailable`, `storage_full`: Error */
             503: {
                 headers: {
-                    /** @description Requests allowed in the current window */
-                    "ratelimit-limit"?: number;
-                    /** @description Requests left in the current window */
-                    "ratelimit-remaining"?: number;
-                    /** @description Seconds until the window reopens */
-                    "ratelimit-reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
