@@ -204,4 +204,29 @@ eachDialect('MCP for assistants', (dialect) => {
     expect(await timeline()).toBe(1);
     expect(await outbox()).toBe(jobs);
   });
+
+  it('add_annotation and record_deploy retried within 10 minutes write once and say so', async () => {
+    const note = { message: 'Checkout redesign shipped; watching /checkout', page: '/checkout' };
+    const first = await callOk(writer.client, 'add_annotation', note);
+    expect(first.data).toMatchObject({ message: note.message, page: '/checkout', repeated: false });
+    const again = await callOk(writer.client, 'add_annotation', note);
+    expect(again.data).toMatchObject({ id: first.data.id, repeated: true });
+    expect(again.text).toContain('not added again');
+    const stored = await h.store.db.selectFrom('annotations').select('id').where('site_id', '=', org.site_id).where('message', '=', note.message).execute();
+    expect(stored).toHaveLength(1);
+    // Another credential's note is its own.
+    expect((await callOk(person.client, 'add_annotation', { ...note, site_id: org.site_id })).data.repeated).toBe(false);
+
+    const deploy = await callOk(writer.client, 'record_deploy', { version: 'v-retry-1' });
+    expect(deploy.data).toMatchObject({ version: 'v-retry-1', environment: 'production', already_recorded: false });
+    const retried = await callOk(writer.client, 'record_deploy', { version: 'v-retry-1' });
+    expect(retried.data).toMatchObject({ id: deploy.data.id, already_recorded: true });
+    expect(retried.text).toMatch(/^Already recorded within 10 minutes \(not recorded again\): deploy v-retry-1/);
+    // Another environment is another deploy; so is the same version after the window.
+    expect((await callOk(writer.client, 'record_deploy', { version: 'v-retry-1', environment: 'staging' })).data.already_recorded).toBe(false);
+    h.clock.advance(11 * MINUTE);
+    expect((await callOk(writer.client, 'record_deploy', { version: 'v-retry-1' })).data.already_recorded).toBe(false);
+    const rows = await h.store.db.selectFrom('deploys').select('id').where('site_id', '=', org.site_id).where('version', '=', 'v-retry-1').execute();
+    expect(rows).toHaveLength(3);
+  });
 });

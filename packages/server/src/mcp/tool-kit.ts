@@ -8,7 +8,9 @@ import type { CallToolResult, Tool as ToolListing } from '@modelcontextprotocol/
 import type { ServiceContext } from '../domain/context.ts';
 import { AppError } from '../domain/errors.ts';
 import { knownPage } from '../features/pages/known-pages.ts';
+import { answerArgs, compactAnswer } from './answer-size.ts';
 import { checkArguments, inputSchemaOf, type InputParts } from './arguments.ts';
+import { annotationsOf, listedAnswer, listedArguments } from './listing.ts';
 import { addLinks, linkText, withLinkFields, type LinkSpec } from './dashboard-links.ts';
 import { siteOf, type McpSession } from './session.ts';
 
@@ -50,20 +52,15 @@ export function defineTool<P extends InputParts, D>(def: ToolDef<P, D>): Tool {
       name: def.name,
       title: def.title,
       description: def.description,
-      inputSchema: inputSchemaOf(def.input),
-      outputSchema: withLinkFields(def.name, objectSchema(def.output), def.links ?? []) as ReturnType<typeof objectSchema>,
-      annotations: {
-        title: def.title,
-        readOnlyHint: def.write === undefined,
-        destructiveHint: false,
-        idempotentHint: def.write === undefined || def.write.idempotent,
-        openWorldHint: false,
-      },
+      inputSchema: listedArguments(def.name, inputSchemaOf(def.input)),
+      outputSchema: listedAnswer(def.name, withLinkFields(def.name, objectSchema(def.output), def.links ?? [])),
+      annotations: annotationsOf(def.write),
     },
     async call(session, args) {
       try {
         refuseOversized(args);
-        const input = checkArguments(def.input, args);
+        const { args: routeArgs, detail } = answerArgs(def.name, args);
+        const input = checkArguments(def.input, routeArgs);
         if (takesSite) input.site_id = siteOf(session, input.site_id);
         for (const field of def.pageFields ?? []) {
           if (typeof input[field] === 'string') {
@@ -74,7 +71,7 @@ export function defineTool<P extends InputParts, D>(def: ToolDef<P, D>): Tool {
         const typed = input as ToolInput<P>;
         const data = await def.run(session.ctx, typed);
         refuseOffsetPastEnd(input, data);
-        const structured = Value.Clean(def.output, JSON.parse(JSON.stringify(data))) as Record<string, unknown>;
+        const structured = compactAnswer(def.name, Value.Clean(def.output, JSON.parse(JSON.stringify(data))) as Record<string, unknown>, detail);
         const links = addLinks(structured, def.links ?? [], session.publicUrl);
         return { content: [{ type: 'text', text: linkText(def.summarize(data, typed), links) }], structuredContent: structured };
       } catch (error) {

@@ -39,6 +39,18 @@ async function verificationEnvironments(db: Kysely<Database>, siteId: string): P
   return new Set(['production', ...(config.verification_environments ?? [])]);
 }
 
+/**
+ * The deploy of this version to this environment recorded within `withinMs`, if any: a second
+ * call recording it (a retried call, e.g. an assistant's tool call sent twice) is answered with it.
+ */
+export async function recentDeploy({ ctx, input, withinMs }: { ctx: ServiceContext; input: CreateDeployBody; withinMs: number }): Promise<DeployRecord | null> {
+  const site = await resolveSite(ctx, input.site_id);
+  const row = await ctx.db.selectFrom('deploys').selectAll().where('site_id', '=', site.id).where('version', '=', input.version.trim())
+    .where('environment', '=', input.environment ?? 'production').where('created_at', '>=', ctx.now - withinMs)
+    .orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+  return row ? toDeployRecord(row) : null;
+}
+
 export async function recordDeploy({ ctx, input }: { ctx: ServiceContext; input: CreateDeployBody }): Promise<DeployRecord> {
   const { db, auth, now } = ctx;
   const site = await resolveSite(ctx, input.site_id);

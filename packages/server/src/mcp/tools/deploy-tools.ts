@@ -1,8 +1,10 @@
 // Deploys: the list, one deploy, the post-deploy check, and the two timeline writes (record a
 // deploy, add an annotation).
-import { checkDeploy, deployDetail, listDeploys, recordDeploy } from '../../features/deploys/service.ts';
+import { Type } from '@sinclair/typebox';
+import { checkDeploy, deployDetail, listDeploys, recentDeploy, recordDeploy } from '../../features/deploys/service.ts';
+import { MINUTE_MS } from '../../domain/time.ts';
 import { CheckDeployQuery, CreateDeployBody, DeployCheck, DeployDetail, DeployList, DeployParams, DeploySiteQuery, ListDeploysQuery } from '../../features/deploys/schemas.ts';
-import { createAnnotation } from '../../features/annotations/service.ts';
+import { addAnnotation } from '../../features/annotations/service.ts';
 import { CreateAnnotationBody } from '../../features/annotations/schemas.ts';
 import { DeployRecord } from '../../domain/records/deploy.ts';
 import { AnnotationRecord } from '../../domain/records/annotation.ts';
@@ -55,27 +57,36 @@ export const checkDeployTool = defineTool({
   ),
 });
 
+/** A retried write within this time is answered with what the first call wrote, not written again. */
+const RETRY_WINDOW_MS = 10 * MINUTE_MS;
+
 export const recordDeployTool = defineTool({
   name: 'record_deploy',
   title: 'Record a deploy',
-  description: 'Record a deploy (as CI would): Mallard keeps the site\'s score at this moment and fills in the score after it from 5 minutes on; a production deploy also starts verifying resolved issues. Then use check_deploy.',
+  description: 'Record a deploy (as CI would): Mallard keeps the site\'s score at this moment and fills in the score after it from 5 minutes on; a production deploy also starts verifying resolved issues. Then use check_deploy. A retried call is safe: the same version and environment recorded within 10 minutes is answered, not recorded again.',
   input: { body: CreateDeployBody },
-  output: DeployRecord,
+  output: Type.Composite([DeployRecord, Type.Object({ already_recorded: Type.Boolean({ description: 'true: this version was recorded for this environment within 10 minutes (a retried call): that deploy is answered, nothing was written' }) })]),
   links: [{ at: '', kind: 'deploy' }],
-  write: { idempotent: false },
-  run: (ctx, input) => recordDeploy({ ctx, input }),
-  summarize: (d) => `Recorded deploy ${deployLine(d)}.`,
+  write: { idempotent: true },
+  run: async (ctx, input) => {
+    const earlier = await recentDeploy({ ctx, input, withinMs: RETRY_WINDOW_MS });
+    return earlier ? { ...earlier, already_recorded: true } : { ...await recordDeploy({ ctx, input }), already_recorded: false };
+  },
+  summarize: (d) => `${d.already_recorded ? 'Already recorded within 10 minutes (not recorded again): deploy' : 'Recorded deploy'} ${deployLine(d)}.`,
 });
 
 export const addAnnotationTool = defineTool({
   name: 'add_annotation',
   title: 'Add an annotation',
-  description: 'Add a note to the site\'s timeline (or one page\'s): shown beside trends and in page detail, e.g. what a post-deploy check found.',
+  description: 'Add a note to the site\'s timeline (or one page\'s): shown beside trends and in page detail, e.g. what a post-deploy check found. A retried call is safe: the same note from the same credential on the same page within 10 minutes is added once.',
   input: { body: CreateAnnotationBody },
-  output: AnnotationRecord,
-  write: { idempotent: false },
-  run: (ctx, input) => createAnnotation({ ctx, input }),
-  summarize: (d) => `Annotation added${d.page ? ` on ${d.page}` : ''} at ${d.created_at}: ${d.message}`,
+  output: Type.Composite([AnnotationRecord, Type.Object({ repeated: Type.Boolean({ description: 'true: this credential added the same note here within 10 minutes (a retried call): that one is answered, nothing was added' }) })]),
+  write: { idempotent: true },
+  run: async (ctx, input) => {
+    const { annotation, repeated } = await addAnnotation({ ctx, input, onceWithinMs: RETRY_WINDOW_MS });
+    return { ...annotation, repeated };
+  },
+  summarize: (d) => `${d.repeated ? 'Already added within 10 minutes (not added again): annotation' : 'Annotation added'}${d.page ? ` on ${d.page}` : ''} at ${d.created_at}: ${d.message}`,
 });
 
 export const DEPLOY_TOOLS = [listDeploysTool, getDeployTool, checkDeployTool, recordDeployTool, addAnnotationTool];

@@ -1,0 +1,182 @@
+// What tools/list shows of a tool's schemas, trimmed so that the whole listing fits a model's
+// context (docs/mcp.md, "Token budgets": under 6k tokens with the write tools): arguments keep
+// their types, closed lists, bounds, defaults and a short description; output schemas keep the
+// shape an assistant reads (fields and their types two levels down, closed lists of a few
+// values) without descriptions, which the tool's own description already gives. Arguments are
+// still checked against the full route schemas (arguments.ts), and answers still cleaned to
+// the full output schema (tool-kit.ts): the trimmed schemas are looser, never stricter.
+
+import { AnswerFields, ANSWER_SHAPES, answerArguments } from './answer-size.ts';
+
+type Schema = Record<string, unknown> & {
+  type?: string | string[]; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[]; const?: unknown; enum?: unknown[];
+  properties?: Record<string, Schema>; items?: Schema; description?: string;
+};
+
+/** Arguments every tool takes, described once in the same few words. */
+const SHORT_ARGUMENTS: Record<string, string> = {
+  site_id: 'Site UUID',
+  offset: 'Rows to skip (paging)',
+  limit: 'Most rows to return',
+  from: 'Window start (ISO 8601)',
+  to: 'Window end (ISO 8601)',
+  device: 'Only this device class',
+};
+
+/** An argument's description is cut at a clause boundary past this many characters. */
+const DESCRIPTION_MAX = 80;
+/** Output enums longer than this are left to the tool's description. */
+const ENUM_MAX = 8;
+/** Output fields are shown this deep (the root's fields are 1; array items sit at their array's depth). */
+const OUTPUT_DEPTH = 1;
+
+const variantsOf = (s: Schema): Schema[] => s.anyOf ?? s.oneOf ?? [];
+
+/** The JSON types a schema takes, through unions and literals; null when some variant takes anything. */
+function typesOf(s: Schema): string[] | null {
+  if (s.type !== undefined) return Array.isArray(s.type) ? s.type : [s.type];
+  if (s.const !== undefined) return [s.const === null ? 'null' : typeof s.const];
+  const variants = variantsOf(s);
+  if (variants.length === 0) return null;
+  const all = new Set<string>();
+  for (const v of variants) {
+    const t = typesOf(v);
+    if (t === null) return null;
+    t.forEach((x) => all.add(x));
+  }
+  return [...all];
+}
+
+/** A closed list of values (an enum, or a union of literals, null aside), or null. */
+function closedValues(s: Schema): unknown[] | null {
+  if (Array.isArray(s.enum)) return s.enum;
+  if (s.const !== undefined) return [s.const];
+  const variants = variantsOf(s).filter((v) => v.type !== 'null');
+  if (variants.length === 0) return null;
+  const values: unknown[] = [];
+  for (const v of variants) {
+    const c = closedValues(v);
+    if (c === null) return null;
+    values.push(...c);
+  }
+  return values;
+}
+
+const typeField = (types: string[]) => (types.length === 1 ? types[0] : types);
+
+/** The object variant of a schema (itself, or the one object member of a nullable union). */
+function objectPart(s: Schema): Schema | null {
+  if (s.properties) return s;
+  // An intersection (allOf) is one object with every part's fields.
+  if (s.allOf) return { properties: Object.assign({}, ...s.allOf.map((part) => objectPart(part)?.properties ?? {})) };
+  const objects = variantsOf(s).filter((v) => v.properties);
+  return objects.length === 1 ? objects[0] : null;
+}
+
+function arrayItems(s: Schema): Schema | null {
+  if (s.items) return s.items;
+  const arrays = variantsOf(s).filter((v) => v.items);
+  return arrays.length === 1 ? arrays[0].items! : null;
+}
+
+function outputNode(s: Schema, depth: number): Schema {
+  const types = typesOf(s);
+  if (types === null) return {};
+  const out: Schema = { type: typeField(types) };
+  const values = closedValues(s);
+  if (values !== null && values.length <= ENUM_MAX && types.every((t) => t === 'string' || t === 'null')) {
+    out.enum = variantsOf(s).some((v) => v.type === 'null') && !values.includes(null) ? [...values, null] : values;
+  }
+  const object = objectPart(s);
+  if (object && depth < OUTPUT_DEPTH) {
+    out.properties = Object.fromEntries(Object.entries(object.properties!).map(([k, v]) => [k, outputNode(v, depth + 1)]));
+  }
+  const items = arrayItems(s);
+  if (items) {
+    const item = outputNode(items, depth);
+    if (Object.keys(item).length > 0) out.items = item;
+  }
+  return out;
+}
+
+/** An output schema as listed: the root's fields, and theirs, with types and short closed lists. */
+export function listedOutput(schema: Record<string, unknown>): { type: 'object'; properties?: Record<string, object> } {
+  const root = schema as Schema;
+  const properties = Object.fromEntries(Object.entries(objectPart(root)?.properties ?? {}).map(([k, v]) => [k, outputNode(v, 1)]));
+  return { type: 'object', properties };
+}
+
+const escape = (v: string) => v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A description without what the schema beside it already says: the list of allowed values
+ * ("status: open, triaged or resolved") and the bounds in brackets ("(1 to 90, default 7)").
+ */
+export function shortDescription(description: string, values: unknown[] | null): string {
+  let d = description;
+  const words = (values ?? []).filter((v): v is string => typeof v === 'string' && v !== '');
+  if (words.length > 1) {
+    const one = `(?:${words.map(escape).join('|')})`;
+    d = d.replace(new RegExp(`:?\\s*${one}(?:(?:, | or | and |, or )${one})+`, 'g'), '');
+  }
+  d = d.replace(/\s*\((?:\d[\d,.]* to [\d,.]+|up to \d+|at most \d+)[^)]*\)/g, '');
+  d = d.replace(/\s+([,;)])/g, '$1').replace(/\(\s*\)/g, '').replace(/\s{2,}/g, ' ').trim();
+  // The first clause says what the argument means; what follows it is fine print the tool's errors teach.
+  const cut = d.search(/; |\. [A-Z]/);
+  if (cut > 0) d = d.slice(0, cut);
+  if (d.length <= DESCRIPTION_MAX) return d;
+  // Still long: up to the last clause boundary that keeps it short (never below a few words).
+  let end = -1;
+  for (const m of d.matchAll(/: |, | \(/g)) if (m.index! >= 20 && m.index! <= DESCRIPTION_MAX) end = m.index!;
+  return end > 0 ? d.slice(0, end) : d;
+}
+
+/** One argument as listed: its type or closed list, bounds, default and a short description. */
+function inputNode(s: Schema, name?: string): Schema {
+  const out: Schema = {};
+  const values = closedValues(s);
+  const types = typesOf(s);
+  if (values !== null && values.length > 1) {
+    out.type = typeField(types ?? ['string']);
+    out.enum = values;
+  } else if (variantsOf(s).length > 0 && types !== null && types.length > 1) {
+    out.anyOf = variantsOf(s).map((v) => inputNode({ ...v, description: undefined }));
+  } else if (types !== null) {
+    out.type = typeField(types);
+  }
+  for (const key of ['minimum', 'maximum', 'default', 'minItems', 'maxItems'] as const) if (s[key] !== undefined) out[key] = s[key];
+  // Array items are described by the argument that holds them.
+  if (s.items) out.items = inputNode({ ...s.items, description: undefined });
+  const description = (name !== undefined && SHORT_ARGUMENTS[name]) || (s.description === undefined ? undefined : shortDescription(s.description, values));
+  if (description) out.description = description;
+  return out;
+}
+
+/** An input schema as listed: every argument trimmed, the required ones and nothing else allowed. */
+export function listedInput(schema: { properties: Record<string, object>; required: string[] }) {
+  const properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, inputNode(v as Schema, k)]));
+  return { type: 'object' as const, properties, ...(schema.required.length > 0 ? { required: schema.required } : {}), additionalProperties: false as const };
+}
+
+/** A tool's arguments as listed: the route's trimmed, `detail` where the answer is cut, the tool's own default page size. */
+export function listedArguments(tool: string, schema: { properties: Record<string, object>; required: string[] }) {
+  const listed = listedInput(schema);
+  const extra = answerArguments(tool);
+  if (extra) listed.properties.detail = inputNode(JSON.parse(JSON.stringify(extra.properties.detail)) as Schema);
+  const limit = ANSWER_SHAPES[tool]?.limit;
+  if (limit !== undefined && listed.properties.limit) listed.properties.limit = { ...listed.properties.limit, default: limit };
+  return listed;
+}
+
+/** A tool's output schema as listed, with the fields a cut answer adds. */
+export function listedAnswer(tool: string, schema: Record<string, unknown>) {
+  const listed = listedOutput(schema);
+  return ANSWER_SHAPES[tool] ? { ...listed, properties: { ...listed.properties, ...AnswerFields } } : listed;
+}
+
+/** The hints that differ from the protocol's defaults (destructive and idempotent say nothing about a read-only tool). */
+export function annotationsOf(write: { idempotent: boolean } | undefined) {
+  return write === undefined
+    ? { readOnlyHint: true, openWorldHint: false }
+    : { readOnlyHint: false, destructiveHint: false, idempotentHint: write.idempotent, openWorldHint: false };
+}
