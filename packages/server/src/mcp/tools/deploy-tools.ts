@@ -50,7 +50,7 @@ export const checkDeployTool = defineTool({
   run: (ctx, input) => checkDeploy({ ctx, input }),
   summarize: (d) => lines(
     `${d.verdict}: deploy ${deployLine(d.deploy)}.`,
-    d.reasons.map((r) => `- ${r}`),
+    bullets(d.reasons, (r) => r, 'reasons', d.reasons.length, 15),
     d.pages.length > 0 && `${plural(d.pages.length, 'page')} scored after the deploy; biggest rises: ${d.pages.slice(0, 3).map((p) => `${p.page} ${signed(p.delta)}`).join(', ')}.`,
     [...d.new_critical_issues, ...d.new_high_issues].length > 0 && 'New issues since the deploy:',
     bullets([...d.new_critical_issues, ...d.new_high_issues], (i) => `[${i.severity}] ${i.title} on ${i.page} (id ${i.id})`, 'new issues'),
