@@ -93,4 +93,25 @@ eachDialect('issue list fields', ({ name }) => {
     h.clock.set(T + DAY);
     expect((await list(org)).issues[0].daily_counts).toEqual([0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 2, 0]);
   });
+
+  it('counts the current partial hour and page-level issues (signals on no element) too', async () => {
+    const org = await h.org();
+    const T = noon();
+    const sid = randomUUID().replace(/-/g, '');
+    const now = T + 20 * MIN;
+    h.clock.set(now);
+    await sendImport(h, org, sid, [
+      { type: 'pageview', ts: T - 3 * HOUR, page: '/checkout' },
+      { type: 'signal', ts: T - 2 * HOUR, page: '/checkout', signal_type: 'rage_click', element: 'button.pay' }, // a whole hour
+      { type: 'signal', ts: T + 5 * MIN, page: '/checkout', signal_type: 'rage_click', element: 'button.pay' }, // this hour, so far
+      { type: 'signal', ts: T - 2 * HOUR, page: '/checkout', signal_type: 'error_encounter' }, // page-level, a whole hour
+      { type: 'signal', ts: T + 10 * MIN, page: '/checkout', signal_type: 'error_encounter' }, // page-level, this hour
+      { type: 'signal', ts: T + 10 * MIN, page: '/cart', signal_type: 'error_encounter' }, // another page
+    ]);
+    await insertIssue(h, org, { title: 'pay', priority: 50 });
+    await insertIssue(h, org, { title: 'errors', element_selector: '', type: 'error_encounter', priority: 40 });
+    const issues = (await list(org)).issues as { title: string; daily_counts: number[] }[];
+    expect(issues.find((i) => i.title === 'pay')!.daily_counts.at(-1)).toBe(2);
+    expect(issues.find((i) => i.title === 'errors')!.daily_counts).toEqual([...Array(13).fill(0), 2]);
+  });
 });

@@ -2,6 +2,7 @@
 // Each service takes ({ ctx, input }), resolves the site within the caller's tenancy first,
 // and throws domain errors; routes, MCP tools and the CLI call these the same way.
 import { padInList } from '../../store/in-list.ts';
+import { hourOf } from '../../store/element-rollup.ts';
 import { v7 as uuidv7 } from 'uuid';
 import { sql } from 'kysely';
 import { iso, isoOrNull } from '../../clock.ts';
@@ -131,21 +132,35 @@ const issueKey = (page: string, type: string, element: string) => `${page}\u0000
 
 /**
  * Each listed issue's signals (its type on its element and page) per UTC day from windowFrom
- * (a midnight) to `to`: one grouped read of the listed issues' pages through
- * signals_site_page_time: its cost grows with those pages' traffic over two weeks (every signal
- * of the page is read to test its type and element), not with the site's history.
+ * (a midnight) to `to`. Whole hours come from the element rollup (store/element-rollup.ts: one
+ * row per page, hour, element, type and user, kept by ingest), which holds exactly the signals
+ * on elements; the raw signals are read only for the current partial hour and, when a listed
+ * issue has no element, for its page-level signals. So the cost grows with the listed pages'
+ * element-hours over two weeks, not with every signal they received.
  */
 async function dailyCounts(db: Kysely<Database>, siteId: string, issues: readonly UxIssue[], windowFrom: number, to: number) {
   const out = new Map<string, number[]>();
   if (issues.length === 0) return out;
-  const pages = [...new Set(issues.map((i) => i.page))];
+  const pages = padInList([...new Set(issues.map((i) => i.page))]);
   const wanted = new Set(issues.map((i) => issueKey(i.page, i.type, i.element_selector)));
-  const day = sql<number>`occurred_at / ${sql.lit(DAY_MS)}`;
-  const rows = await db.selectFrom('signals').select(['page', 'signal_type', 'element', day.as('day'), (eb) => eb.fn.countAll().as('n')])
-    .where('site_id', '=', siteId).where('page', 'in', padInList(pages)).where('occurred_at', '>=', windowFrom).where('occurred_at', '<', to)
-    .groupBy(['page', 'signal_type', 'element', day]).execute();
+  const edge = Math.max(windowFrom, hourOf(to));
+  const rawDay = sql<number>`occurred_at / ${sql.lit(DAY_MS)}`;
+  const rawCounts = (from: number, until: number) => db.selectFrom('signals')
+    .select(['page', 'signal_type', 'element', rawDay.as('day'), (eb) => eb.fn.countAll().as('n')])
+    .where('site_id', '=', siteId).where('page', 'in', pages).where('occurred_at', '>=', from).where('occurred_at', '<', until);
+  const [hours, partialHour, pageLevel] = await Promise.all([
+    db.selectFrom('element_rollup')
+      .select(['page', 'signal_type', 'element', sql<number>`hour / ${sql.lit(DAY_MS)}`.as('day'), (eb) => eb.fn.sum<number>('signals').as('n')])
+      .where('site_id', '=', siteId).where('page', 'in', pages).where('hour', '>=', windowFrom).where('hour', '<', edge)
+      .groupBy(['page', 'signal_type', 'element', sql`hour / ${sql.lit(DAY_MS)}`]).execute(),
+    rawCounts(edge, to).groupBy(['page', 'signal_type', 'element', rawDay]).execute(),
+    // The rollup holds no page-level signals (element ''): those of the whole hours come from the raw table.
+    issues.some((i) => i.element_selector === '')
+      ? rawCounts(windowFrom, edge).where('element', '=', '').groupBy(['page', 'signal_type', 'element', rawDay]).execute()
+      : Promise.resolve([]),
+  ]);
   const first = windowFrom / DAY_MS;
-  for (const r of rows) {
+  for (const r of [...hours, ...partialHour, ...pageLevel]) {
     const key = issueKey(r.page, r.signal_type, r.element);
     if (!wanted.has(key)) continue;
     const index = Number(r.day) - first;
