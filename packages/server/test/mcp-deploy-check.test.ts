@@ -180,6 +180,20 @@ eachDialect('check_deploy by environment, new high issues, get_deploy\'s order',
     expect(none.text).toContain('No qa deploy is recorded');
   });
 
+  it('post_deploy_check checks the latest production deploy by default, embeds the new high issue, and takes environment', async () => {
+    const prompt = async (args: Record<string, string>) => {
+      const result = await reader.client.getPrompt({ name: 'post_deploy_check', arguments: args });
+      return (result.messages[0].content as { text: string }).text;
+    };
+    const production = await prompt({});
+    expect(production).toContain('Post-deploy check of v10 (production');
+    expect(production).toContain('Verdict: WARN (WARN when a page rose 5 points or on a new high-severity issue, FAIL at 15 or on a new critical issue).');
+    expect(production).toContain(`New high-severity issues:\n- Rage clicks on Apply (button.high) on /cart on /cart (id ${ids.high})`);
+    const rc = await prompt({ environment: 'staging' });
+    expect(rc).toContain('Post-deploy check of v11-rc (staging');
+    expect(rc).toContain('Verdict: PENDING');
+  });
+
   it('get_deploy lists the issues that appeared after the deploy first, most severe first, then those it verifies', async () => {
     const { data, text } = await callOk(reader.client, 'get_deploy', { deploy_id: production });
     expect(data.related_issues.map((i: { id: string; relation: string }) => [i.id, i.relation])).toEqual([

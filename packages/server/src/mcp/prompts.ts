@@ -38,10 +38,14 @@ function required(args: Args, name: string): string {
 const postDeployCheck: PromptDef = {
   name: 'post_deploy_check',
   title: 'Post-deploy check',
-  description: 'Did the latest deploy (or deploy_id) make things worse? Embeds Mallard\'s PASS / WARN / FAIL verdict per page and overall.',
-  arguments: [{ name: 'deploy_id', description: 'The deploy (a UUID); default the latest', required: false }, SITE_ARG],
+  description: 'Did the latest production deploy (or deploy_id, or the latest to environment) make things worse? Embeds Mallard\'s PASS / WARN / FAIL verdict per page and overall.',
+  arguments: [
+    { name: 'deploy_id', description: 'The deploy (a UUID); default the latest to environment', required: false },
+    { name: 'environment', description: 'Without deploy_id: the environment whose latest deploy is checked (default production)', required: false },
+    SITE_ARG,
+  ],
   async build(session, args, site_id) {
-    const check = await checkDeploy({ ctx: session.ctx, input: { site_id, deploy_id: args.deploy_id } });
+    const check = await checkDeploy({ ctx: session.ctx, input: { site_id, deploy_id: args.deploy_id, environment: args.environment || undefined } });
     const d = check.deploy;
     const failing = check.pages.filter((p) => p.verdict !== 'PASS').map((p) => p.page);
     const next = {
@@ -51,19 +55,21 @@ const postDeployCheck: PromptDef = {
           ? `Then record what you found with add_annotation: a message naming deploy ${d.version} and the failing pages.`
           : 'This credential cannot write: list what a person should record on the timeline.',
       ),
-      WARN: 'Tell me which pages rose and whether it looks like noise or a regression (get_trends on those pages helps).',
+      WARN: 'Tell me which pages rose and which high-severity issues appeared, and whether it looks like noise or a regression (get_trends on those pages and get_issue on the new issues help).',
       PASS: 'Confirm briefly that the deploy did not make things worse, naming the largest change.',
       PENDING: 'Tell me the check is pending and to ask again once the pipeline has scored traffic after the deploy.',
     }[check.verdict];
     return lines(
       `Post-deploy check of ${d.version} (${d.environment}, deployed ${d.deployed_at}, deploy id ${d.id}).`,
-      `Verdict: ${check.verdict} (WARN when a page rose ${check.thresholds.warn_delta} points, FAIL at ${check.thresholds.fail_delta} or on a new critical issue).`,
+      `Verdict: ${check.verdict} (WARN when a page rose ${check.thresholds.warn_delta} points or on a new high-severity issue, FAIL at ${check.thresholds.fail_delta} or on a new critical issue).`,
       `Site score: ${d.confusion_before} before, ${d.confusion_after ?? 'not yet'} after${d.delta === null ? '' : ` (${signed(d.delta)})`}.`,
       'Reasons:', check.reasons.map((r) => `- ${r}`),
       check.pages.length > 0 && 'Pages, biggest rise first:',
       bullets(check.pages, (p) => `${p.page}: ${p.before ?? 'not scored'} -> ${p.after} (${signed(p.delta)}) ${p.verdict}`, 'pages'),
       check.new_critical_issues.length > 0 && 'New critical issues:',
       bullets(check.new_critical_issues, (i) => `${i.title} on ${i.page} (id ${i.id})`, 'issues'),
+      check.new_high_issues.length > 0 && 'New high-severity issues:',
+      bullets(check.new_high_issues, (i) => `${i.title} on ${i.page} (id ${i.id})`, 'issues'),
       '', FACTS_NOTE, next,
     );
   },
