@@ -104,6 +104,9 @@ describe('dashboard links', () => {
       deploy: { id: 'd1', dashboard_url: 'https://m.example/app/#/deploys' },
     });
     expect(linkText('issue i1; deploy d1; i1 again', links)).toBe('issue i1 (https://m.example/app/#/issues/i1); deploy d1 (https://m.example/app/#/deploys); i1 again');
+    // Deploys share one link: said once, after the first deploy named.
+    const deploys = addLinks({ deploys: [{ id: 'd1' }, { id: 'd2' }] }, [{ at: 'deploys[]', kind: 'deploy' }], 'https://m.example');
+    expect(linkText('d1 then d2', deploys)).toBe('d1 (https://m.example/app/#/deploys) then d2');
   });
   it('refuses a link path the output schema does not have', () => {
     const schema = { type: 'object', properties: { issues: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } } } };

@@ -86,14 +86,18 @@ export function addLinks(data: Json, specs: readonly LinkSpec[], publicUrl: stri
   return links;
 }
 
-/** The text with each linked id followed by its link, once (the first time the id is named). */
+/**
+ * The text with each linked id followed by its link, once (the first time the id is named). A
+ * link the text already holds is not repeated: every deploy shares the deploys screen's link,
+ * so a list of deploys says it once, after the first.
+ */
 export function linkText(text: string, links: Map<string, string>): string {
   let out = text;
   for (const [id, url] of links) {
     const at = out.indexOf(id);
-    if (at === -1) continue;
+    if (at === -1 || out.includes(`(${url})`)) continue;
     const end = at + id.length;
-    if (!out.slice(end).startsWith(` (${url})`)) out = `${out.slice(0, end)} (${url})${out.slice(end)}`;
+    out = `${out.slice(0, end)} (${url})${out.slice(end)}`;
   }
   return out;
 }
