@@ -3,6 +3,8 @@
 // issue, session, alert and deploy id (text and structured content), errors that say what to
 // send instead, and update_issue retried safely with a confirmation that echoes what it wrote.
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { DEFAULT_RATE_LIMITS } from '../src/config.ts';
 import { bearer, eachDialect, T0, testConfig, useHarness } from './helpers/harness.ts';
 import { callError, callOk, connect, listen, routeData, withoutLinks, type Connected } from './helpers/mcp-kit.ts';
 import { generatePlan } from '../src/simulate/generate.ts';
@@ -228,5 +230,29 @@ eachDialect('MCP for assistants', (dialect) => {
     expect((await callOk(writer.client, 'record_deploy', { version: 'v-retry-1' })).data.already_recorded).toBe(false);
     const rows = await h.store.db.selectFrom('deploys').select('id').where('site_id', '=', org.site_id).where('version', '=', 'v-retry-1').execute();
     expect(rows).toHaveLength(3);
+  });
+});
+
+// The MCP budget's refusal as the assistant reads it: a tool error carrying rate_limited and
+// retry_after (seconds) in `_meta`, never a transport error (the budget itself: mcp-rate-budget.test.ts).
+eachDialect('MCP rate limit as a tool error', (dialect) => {
+  const h = useHarness(dialect.name, { config: { rateLimits: { ...DEFAULT_RATE_LIMITS, mcp: 2 } } });
+  let reader: Connected;
+  beforeAll(async () => {
+    const org = await h.org('Budget');
+    reader = await connect('http', await listen(h), org.keys.mcp);
+  });
+  afterAll(async () => reader?.close());
+
+  it('answers the call over the budget with isError, the code and retry_after', async () => {
+    await callOk(reader.client, 'whoami');
+    await callOk(reader.client, 'list_sites');
+    const refused = await reader.client.callTool({ name: 'whoami', arguments: {} }) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    const error = (refused._meta as Record<string, { code: string; status: number; retry_after: number }>)['mallard/error'];
+    expect(error).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect(error.retry_after).toBeGreaterThanOrEqual(1);
+    expect(error.retry_after).toBeLessThanOrEqual(60);
+    expect((refused.content[0] as { text: string }).text).toMatch(new RegExp(`^rate_limited \\(429\\): .*retry after ${error.retry_after} seconds`));
   });
 });
