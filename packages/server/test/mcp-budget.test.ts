@@ -113,6 +113,12 @@ eachDialect('MCP token budgets on the demo', (dialect) => {
     const second = (await writer.client.callTool({ name: 'list_issues', arguments: { offset: 10 } }) as CallToolResult).structuredContent as { issues: { id: string }[] };
     const route = await routeData(h, facts.key as string, '/v1/query/issues?limit=20');
     expect([...first.issues, ...second.issues].map((i) => i.id)).toEqual(route.issues.slice(0, first.issues.length + second.issues.length).map((i: { id: string }) => i.id));
+    // A list without a total: a full page says more may follow.
+    const recommendations = (await writer.client.callTool({ name: 'get_recommendations', arguments: {} }) as CallToolResult).structuredContent as { recommendations: unknown[]; next: string };
+    expect(recommendations.recommendations).toHaveLength(10);
+    expect(recommendations.next).toBe('these are the first 10; call get_recommendations with limit: 20 for more.');
+    const more = (await writer.client.callTool({ name: 'get_recommendations', arguments: { limit: 20 } }) as CallToolResult).structuredContent as { recommendations: unknown[] };
+    expect(more.recommendations.slice(0, 10)).toEqual(recommendations.recommendations);
   });
 
   it('refuses a detail that is neither summary nor full, naming both', async () => {

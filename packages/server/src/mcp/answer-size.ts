@@ -75,7 +75,7 @@ function holders(root: Json, path: string): { holder: Json; key: string }[] {
  * The answer as sent by default: lists cut and per-row lists dropped, with `omitted` (path ->
  * how many entries there were, or "left out") and `next` saying how to get the rest.
  */
-export function compactAnswer(tool: string, data: Json, detail: 'summary' | 'full'): Json {
+export function compactAnswer(tool: string, data: Json, detail: 'summary' | 'full', limit?: unknown): Json {
   const shape = ANSWER_SHAPES[tool];
   if (!shape) return data;
   const omitted: Record<string, number | string> = {};
@@ -108,6 +108,9 @@ export function compactAnswer(tool: string, data: Json, detail: 'summary' | 'ful
   const shown = Object.values(data).find(Array.isArray)?.length ?? 0;
   if (shape.limit !== undefined && typeof total === 'number' && offset + shown < total) {
     hints.push(`${total - offset - shown} more after these ${shown}: call ${tool} with offset: ${offset + shown}`);
+  } else if (shape.limit !== undefined && total === undefined && shown > 0 && shown === limit) {
+    // A list without a total (get_recommendations): a full page may have more behind it.
+    hints.push(`these are the first ${shown}; call ${tool} with limit: ${shown * 2} for more`);
   }
   if (Object.keys(omitted).length > 0) data.omitted = omitted;
   if (hints.length > 0) data.next = `${hints.join('. ')}.`;

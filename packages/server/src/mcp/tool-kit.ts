@@ -71,7 +71,7 @@ export function defineTool<P extends InputParts, D>(def: ToolDef<P, D>): Tool {
         const typed = input as ToolInput<P>;
         const data = await def.run(session.ctx, typed);
         refuseOffsetPastEnd(input, data);
-        const structured = compactAnswer(def.name, Value.Clean(def.output, JSON.parse(JSON.stringify(data))) as Record<string, unknown>, detail);
+        const structured = compactAnswer(def.name, Value.Clean(def.output, JSON.parse(JSON.stringify(data))) as Record<string, unknown>, detail, input.limit);
         const links = addLinks(structured, def.links ?? [], session.publicUrl);
         return { content: [{ type: 'text', text: linkText(def.summarize(data, typed), links) }], structuredContent: structured };
       } catch (error) {
