@@ -23,6 +23,7 @@ eachDialect('MCP token budgets on the demo', (dialect) => {
   let h: Harness;
   let writer: Connected;
   let listed: Tool[];
+  let orgListed: Tool[];
   const facts: Record<string, unknown> = {};
 
   beforeAll(async () => {
@@ -44,19 +45,31 @@ eachDialect('MCP token budgets on the demo', (dialect) => {
       // The write tools' required fields.
       message: 'Measured by the budget test', version: 'budget-1',
     });
-    writer = await connect('http', await listen(h), key);
+    const base = await listen(h);
+    writer = await connect('http', base, key);
     listed = (await writer.client.listTools()).tools;
+    // The owner's token: org-level, may write; its listing keeps site_id on every site tool.
+    const owner = await connect('http', base, org.jwt);
+    orgListed = (await owner.client.listTools()).tools;
+    await owner.close();
   }, 600_000);
   afterAll(async () => {
     await writer?.close();
     await h?.close();
   });
 
-  it('lists every tool, write tools and output schemas included, within the listing budget', () => {
+  it('lists every tool, write tools and output schemas included, within the listing budget, for a site-scoped and an org-level credential', () => {
     expect(listed.length).toBeGreaterThan(20);
-    expect(listed.every((t) => t.outputSchema?.type === 'object')).toBe(true);
-    const size = tokens(JSON.stringify({ tools: listed }));
-    expect(size, `tools/list is ${size} tokens`).toBeLessThan(LISTING_BUDGET);
+    expect(orgListed.map((t) => t.name)).toEqual(listed.map((t) => t.name));
+    for (const tools of [listed, orgListed]) {
+      expect(tools.every((t) => t.outputSchema?.type === 'object')).toBe(true);
+      const size = tokens(JSON.stringify({ tools }));
+      expect(size, `tools/list is ${size} tokens`).toBeLessThan(LISTING_BUDGET);
+    }
+    // A site-scoped key reads only its own site: site_id is not listed for it.
+    expect(listed.filter((t) => 'site_id' in (t.inputSchema.properties ?? {}))).toEqual([]);
+    expect(orgListed.filter((t) => 'site_id' in (t.inputSchema.properties ?? {})).length).toBeGreaterThan(20);
+    expect(tokens(JSON.stringify({ tools: listed }))).toBeLessThan(tokens(JSON.stringify({ tools: orgListed })));
   });
 
   it('answers every tool with its defaults in under 4k tokens, text and structured content each', async () => {

@@ -180,3 +180,14 @@ export function annotationsOf(write: { idempotent: boolean } | undefined) {
     ? { readOnlyHint: true, openWorldHint: false }
     : { readOnlyHint: false, destructiveHint: false, idempotentHint: write.idempotent, openWorldHint: false };
 }
+
+/**
+ * A tool as a credential sees it listed: a site-scoped credential can read only its own site,
+ * so the listing leaves `site_id` out for it (a given one is still checked, as on the routes).
+ */
+export function listingFor<T extends { inputSchema: { properties?: Record<string, unknown>; required?: string[] } }>(listing: T, siteScoped: boolean): T {
+  if (!siteScoped || !listing.inputSchema.properties || !('site_id' in listing.inputSchema.properties)) return listing;
+  const { site_id: _site, ...properties } = listing.inputSchema.properties;
+  const required = listing.inputSchema.required?.filter((f) => f !== 'site_id');
+  return { ...listing, inputSchema: { ...listing.inputSchema, properties, ...(required ? { required } : {}) } };
+}

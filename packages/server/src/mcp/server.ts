@@ -13,6 +13,7 @@ import { complete } from './completions.ts';
 import { getPrompt, listPrompts } from './prompts.ts';
 import { listResources, listTemplates, readResource } from './resources.ts';
 import type { McpSession } from './session.ts';
+import { listingFor } from './listing.ts';
 import { toolError } from './tool-kit.ts';
 import { ALL_TOOLS, toolsFor } from './tools/index.ts';
 
@@ -34,7 +35,8 @@ export function createMcpServer(session: McpSession): Server {
   );
   const tools = toolsFor(session.ctx.auth);
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => t.listing) }));
+  const siteScoped = session.ctx.auth.site !== null;
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => listingFor(t.listing, siteScoped)) }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const { name, arguments: args = {} } = request.params;
