@@ -112,7 +112,8 @@ eachDialect('the same top issue on every face', (dialect) => {
 
     const recs = await callOk(mcp.client, 'get_recommendations');
     expect(recs.data.recommendations.map((r: { issue_id: string }) => r.issue_id)).toEqual([id.A, id.B, id.C]);
-    expect(recs.text.split('\n')[1]).toContain(`[issue ${id.A}]`);
+    // The id, then its dashboard link (MALLARD_PUBLIC_URL/app/#/issues/<id>).
+    expect(recs.text.split('\n')[1]).toContain(`[issue ${id.A} (http://127.0.0.1:8787/app/#/issues/${id.A})]`);
 
     const context = await callOk(mcp.client, 'get_site_context');
     expect(context.data.open_issues[0].id).toBe(id.A);
