@@ -9,17 +9,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { RunningServer } from '../src/server.ts';
 import type { BootstrapResult } from '../src/features/orgs/bootstrap.ts';
 import { chromiumAvailable, launchChromium } from './helpers/services.ts';
-import { startSeededDashboard } from './helpers/dashboard-server.ts';
+import { signedInTab, startSeededDashboard, type DashboardTab } from './helpers/dashboard-server.ts';
 
 const chromiumReady = chromiumAvailable('dashboard account and session suite');
 const OWNER = { email: 'owner@account.example', password: 'owner-password-1' };
 const NEW_PASSWORD = 'a-brand-new-password-2';
-
-interface Tab { context: BrowserContext; page: Page; errors: string[] }
 
 describe.skipIf(!chromiumReady)('the dashboard\'s cookie session in Chromium against a real server', { timeout: 120_000 }, () => {
   let dir: string;
@@ -34,19 +32,7 @@ describe.skipIf(!chromiumReady)('the dashboard\'s cookie session in Chromium aga
     return ((await res.json()) as { data: { sites: { name: string }[] } }).data.sites.map((s) => s.name);
   };
 
-  async function signedIn(password = OWNER.password): Promise<Tab> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    await page.goto(`${server.url}/app/`);
-    await page.fill('#email', OWNER.email);
-    await page.fill('#password', password);
-    await page.click('button[type=submit]');
-    await page.locator('header.top .who').waitFor();
-    return { context, page, errors };
-  }
+  const signedIn = (password = OWNER.password): Promise<DashboardTab> => signedInTab(browser, server.url, { email: OWNER.email, password });
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mallard-dashboard-account-e2e-'));

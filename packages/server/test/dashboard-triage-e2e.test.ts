@@ -9,20 +9,18 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { RunningServer } from '../src/server.ts';
 import type { BootstrapResult } from '../src/features/orgs/bootstrap.ts';
 import { nextPages, previousPages, type FlowEdge } from '../../dashboard/src/lib/flows.ts';
 import { systemClock } from '../src/clock.ts';
 import { runCycle } from '../src/pipeline/cycle.ts';
 import { chromiumAvailable, launchChromium } from './helpers/services.ts';
-import { startSeededDashboard } from './helpers/dashboard-server.ts';
+import { signedInTab, startSeededDashboard, type DashboardTab } from './helpers/dashboard-server.ts';
 
 const chromiumReady = chromiumAvailable('dashboard triage suite');
 const SHOTS = new URL('../test-output/dashboard/', import.meta.url).pathname;
 const OWNER = { email: 'owner@flows.example', password: 'owner-password-1' };
-
-interface Tab { context: BrowserContext; page: Page; errors: string[] }
 
 describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real server', { timeout: 120_000 }, () => {
   let dir: string;
@@ -36,19 +34,7 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
     return ((await res.json()) as { data: { edges: FlowEdge[] } }).data.edges;
   };
 
-  async function signedIn(viewport: { width: number; height: number }): Promise<Tab> {
-    const context = await browser.newContext({ viewport, locale: 'en-US' });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
-    page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
-    await page.goto(`${server.url}/app/`);
-    await page.fill('#email', OWNER.email);
-    await page.fill('#password', OWNER.password);
-    await page.click('button[type=submit]');
-    await page.locator('header.top .who').waitFor();
-    return { context, page, errors };
-  }
+  const signedIn = (viewport: { width: number; height: number }): Promise<DashboardTab> => signedInTab(browser, server.url, OWNER, viewport);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mallard-dashboard-triage-e2e-'));

@@ -2,6 +2,7 @@
 // bootstrapped with `owner`, simulated traffic seeded through the real ingest path, limits
 // lifted (the per-person limits are not what those suites are about), and the owner's token.
 import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { Secrets } from '../../src/auth/secrets.ts';
 import { systemClock } from '../../src/clock.ts';
 import { bootstrapOrg, type BootstrapResult } from '../../src/features/orgs/bootstrap.ts';
@@ -30,4 +31,27 @@ export async function startSeededDashboard(dir: string, input: {
   const login = await fetch(`${server.url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input.owner) });
   const token = (await login.json() as { data: { token: string } }).data.token;
   return { server, org, token };
+}
+
+/** A browser tab of its own context, recording console errors and page errors. */
+export interface DashboardTab { context: BrowserContext; page: Page; errors: string[] }
+
+export async function newDashboardTab(browser: Browser, viewport = { width: 1280, height: 720 }): Promise<DashboardTab> {
+  const context = await browser.newContext({ viewport, locale: 'en-US' });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`page error: ${e.message}`));
+  return { context, page, errors };
+}
+
+/** A new tab signed in through the dashboard's sign-in screen. */
+export async function signedInTab(browser: Browser, baseUrl: string, who: { email: string; password: string }, viewport?: { width: number; height: number }): Promise<DashboardTab> {
+  const tab = await newDashboardTab(browser, viewport);
+  await tab.page.goto(`${baseUrl}/app/`);
+  await tab.page.fill('#email', who.email);
+  await tab.page.fill('#password', who.password);
+  await tab.page.click('button[type=submit]');
+  await tab.page.locator('header.top .who').waitFor();
+  return tab;
 }
