@@ -15,9 +15,9 @@ import { connect, listen, routeData, type Connected } from './helpers/mcp-kit.ts
 /** Tokens as docs/mcp.md counts them: characters / 4, rounded up. */
 const tokens = (text: string) => Math.ceil(text.length / 4);
 const ANSWER_BUDGET = 4000;
-// The target is 6k (issue 30); with typed output schemas the listing is about 9.5k (docs/mcp.md,
+// The target is 6k (issue 30); with typed output schemas the listing is about 9.8k (docs/mcp.md,
 // "Token budgets", says where it goes). This bound keeps it from growing back.
-const LISTING_BUDGET = 10_000;
+const LISTING_BUDGET = 10_500;
 
 eachDialect('MCP token budgets on the demo', (dialect) => {
   let h: Harness;

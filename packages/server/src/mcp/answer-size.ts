@@ -41,7 +41,7 @@ export const ANSWER_SHAPES: Record<string, AnswerShape> = {
 
 /** The argument that asks for the whole answer. */
 export const DetailArgument = Type.Union([Type.Literal('summary'), Type.Literal('full')], {
-  description: 'full: the whole answer, no list cut',
+  description: 'full: no list cut',
 });
 
 /** The arguments a tool takes beside its route's: `detail` where the answer has lists to cut. */

@@ -23,8 +23,6 @@ const SHORT_ARGUMENTS: Record<string, string> = {
   device: 'Only this device class',
 };
 
-/** An argument's description is cut at a clause boundary past this many characters. */
-const DESCRIPTION_MAX = 80;
 /** Output enums longer than this are left to the tool's description. */
 const ENUM_MAX = 8;
 /** Output fields are shown this deep (the root's fields are 1; array items sit at their array's depth). */
@@ -121,14 +119,9 @@ export function shortDescription(description: string, values: unknown[] | null):
   }
   d = d.replace(/\s*\((?:\d[\d,.]* to [\d,.]+|up to \d+|at most \d+)[^)]*\)/g, '');
   d = d.replace(/\s+([,;)])/g, '$1').replace(/\(\s*\)/g, '').replace(/\s{2,}/g, ' ').trim();
-  // The first clause says what the argument means; what follows it is fine print the tool's errors teach.
-  const cut = d.search(/; |\. [A-Z]/);
-  if (cut > 0) d = d.slice(0, cut);
-  if (d.length <= DESCRIPTION_MAX) return d;
-  // Still long: up to the last clause boundary that keeps it short (never below a few words).
-  let end = -1;
-  for (const m of d.matchAll(/: |, | \(/g)) if (m.index! >= 20 && m.index! <= DESCRIPTION_MAX) end = m.index!;
-  return end > 0 ? d.slice(0, end) : d;
+  // The first sentence says what the argument means; what follows it is fine print the tool's errors teach.
+  const cut = d.search(/\. [A-Z]/);
+  return cut > 0 ? d.slice(0, cut) : d;
 }
 
 /** One argument as listed: its type or closed list, bounds, default and a short description. */
