@@ -25,6 +25,15 @@ export const listDeploysTool = defineTool({
   summarize: (d) => d.total === 0 ? 'No deploys recorded.' : lines(`${plural(d.total, 'deploy')}:`, bullets(d.deploys, deployLine, 'deploys on this page of results')),
 });
 
+/** The per-page lists in a line: how many pages were scored before and after, and the biggest rises (a page not scored before counts from 0). */
+function pagesLine(d: { pages_before: { page: string; score: number }[]; pages_after: { page: string; score: number }[] | null }): string {
+  if (d.pages_after === null) return `${plural(d.pages_before.length, 'page')} scored before the deploy; none after it yet (pending).`;
+  const before = new Map(d.pages_before.map((p) => [p.page, p.score]));
+  const rises = d.pages_after.map((p) => ({ page: p.page, delta: Math.round((p.score - (before.get(p.page) ?? 0)) * 10) / 10 }))
+    .sort((a, b) => b.delta - a.delta || a.page.localeCompare(b.page)).slice(0, 3);
+  return `${plural(d.pages_before.length, 'page')} scored before the deploy, ${d.pages_after.length} after${rises.length ? `; biggest rises: ${rises.map((r) => `${r.page} ${signed(r.delta)}`).join(', ')}` : ''}.`;
+}
+
 export const getDeployTool = defineTool({
   name: 'get_deploy',
   title: 'One deploy',
@@ -37,6 +46,7 @@ export const getDeployTool = defineTool({
     deployLine(d),
     d.related_issues.length > 0 && 'Related issues:',
     bullets(d.related_issues, (i) => `[${i.severity}] ${i.title} (${i.relation}${i.verification_result ? `: ${i.verification_result}` : ''}; id ${i.id})`, 'related issues'),
+    pagesLine(d),
   ),
 });
 
