@@ -203,7 +203,7 @@ eachDialect('check_deploy by environment, new high issues, get_deploy\'s order',
     expect(rows[1]).toBe('Related issues:');
     expect(rows[2]).toContain(`[high] Rage clicks on Apply (button.high) on /cart (appeared_after; id ${ids.high}`);
     // The per-page lists in one line, after the issues.
-    const before = new Map(data.pages_before.map((p: { page: string; score: number }) => [p.page, p.score]));
+    const before = new Map<string, number>(data.pages_before.map((p: { page: string; score: number }) => [p.page, p.score]));
     const rises = (data.pages_after ?? []).map((p: { page: string; score: number }) => Math.round((p.score - (before.get(p.page) ?? 0)) * 10) / 10);
     expect(rows[rows.length - 1]).toMatch(data.pages_after === null
       ? new RegExp(`^${data.pages_before.length} pages? scored before the deploy; none after it yet \\(pending\\)\\.$`)
