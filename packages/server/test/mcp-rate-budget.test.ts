@@ -107,7 +107,7 @@ for (const { kind, skip: noLimiter } of LIMITERS) eachDialect(`MCP rate budget w
       const refused = (await callTool(key.key, 'get_scores')).result!;
       expect(refused.isError).toBe(true);
       const error = refused._meta['mallard/error'];
-      expect(error).toMatchObject({ code: 'rate_limited', status: 429, details: { reset_at: new Date(at(11, 1, 0)).toISOString(), retry_after: 15 } });
+      expect(error).toEqual({ code: 'rate_limited', status: 429, retry_after: 15, details: { reset_at: new Date(at(11, 1, 0)).toISOString(), retry_after: 15 } });
       expect(refused.content[0].text).toBe(`rate_limited (429): Rate limit exceeded: ${MCP_LIMIT} MCP calls a minute for this credential; retry after 15 seconds`);
       expect(refused.structuredContent).toBeUndefined();
     }
