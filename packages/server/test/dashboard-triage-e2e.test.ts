@@ -82,15 +82,29 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
     const call = async (method: string, path: string, body?: unknown) => ((await (await fetch(`${server.url}/v1${path}`, {
       method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined,
     })).json()) as { data: any }).data;
+    // Revenue at risk made on purpose (the simulated story's depends on where its hours fall):
+    // 40 sessions rage-click a broken button and none converts, 40 calm ones on the same page
+    // all buy for $50; then a revenue rule any amount fires, and a pipeline cycle runs it now.
+    const rule = await call('POST', '/manage/alert-rules', { site_id: org.site_id, name: 'Any revenue at risk', trigger_type: 'revenue_threshold', threshold: 0, channels: [] });
+    expect(rule?.id, 'the rule was created').toBeDefined();
+    const now = Date.now();
+    for (let n = 0; n < 80; n++) {
+      const sid = (0xa0000000 + n).toString(16).padStart(32, '0');
+      const at = now - 10 * 60_000 + n * 1000;
+      const events = n < 40
+        ? [{ type: 'pageview', ts: at, page: '/pay-broken' }, ...[0, 1, 2].map((k) => ({ type: 'signal', ts: at + 100 + k * 100, page: '/pay-broken', signal_type: 'rage_click', element: 'button.broken-pay', label: 'Pay', confidence: 0.9 }))]
+        : [{ type: 'pageview', ts: at, page: '/pay-broken' }, { type: 'track', ts: at + 500, page: '/pay-broken', name: 'checkout_completed', props: { amount_cents: 5000 } }];
+      const res = await fetch(`${server.url}/v1/ingest`, {
+        method: 'POST', headers: { authorization: `Bearer ${org.keys.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ sid, vid: sid, ts: now, import: true, url: 'https://shop.example/pay-broken', events }),
+      });
+      expect(res.status).toBe(202);
+    }
+    expect((await runCycle(server.store.db, org.site_id, Date.now(), { intervalMs: 5 * 60_000, clock: systemClock })).status).toBe('done');
     const revenue = await call('GET', `/query/revenue?site_id=${org.site_id}`);
     const counted = (revenue.issues as { issue_id: string; page: string; monthly_revenue_at_risk_cents: number | null }[])
       .filter((i) => (i.monthly_revenue_at_risk_cents ?? 0) > 0).sort((a, b) => b.monthly_revenue_at_risk_cents! - a.monthly_revenue_at_risk_cents!);
-    expect(counted.length, 'the simulated traffic puts revenue at risk').toBeGreaterThan(0);
-    // A revenue rule any amount at risk fires, and a pipeline cycle to fire it now (the simulated
-    // story's own revenue rule fires or not depending on where its hours fall).
-    const rule = await call('POST', '/manage/alert-rules', { site_id: org.site_id, name: 'Any revenue at risk', trigger_type: 'revenue_threshold', threshold: 0, channels: [] });
-    expect(rule?.id, 'the rule was created').toBeDefined();
-    expect((await runCycle(server.store.db, org.site_id, Date.now(), { intervalMs: 5 * 60_000, clock: systemClock })).status).toBe('done');
+    expect(counted.map((i) => i.page), 'the broken button puts revenue at risk').toContain('/pay-broken');
     const { alerts } = await call('GET', `/query/alerts?site_id=${org.site_id}&limit=200`);
     const alert = (alerts as { id: string; trigger_type: string }[]).find((a) => a.trigger_type === 'revenue_threshold');
     expect(alert, 'the revenue rule fired').toBeDefined();
@@ -110,11 +124,18 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
     }
   });
 
+  /** Waits until the screen shows these rows (a full page of the previous filter has as many), then checks them. */
+  const expectRows = async (page: Page, table: string, attribute: string, ids: string[]) => {
+    await page.waitForFunction(([selector, attr, want]) => JSON.stringify([...document.querySelectorAll(selector)].map((r) => r.getAttribute(attr))) === want,
+      [`${table} tbody tr`, attribute, JSON.stringify(ids)] as const, { timeout: 10_000 }).catch(() => undefined);
+    expect(await page.$$eval(`${table} tbody tr`, (rows, attr) => rows.map((r) => r.getAttribute(attr)), attribute)).toEqual(ids);
+  };
+  const expectSessions = (page: Page, ids: string[]) => expectRows(page, 'table.session-search', 'data-session', ids);
+
   const issueIds = async (query: string) => {
     const res = await fetch(`${server.url}/v1/query/issues?site_id=${org.site_id}&limit=200${query}`, { headers: { authorization: `Bearer ${token}` } });
     return ((await res.json()) as { data: { issues: { id: string; status: string; assigned_to: string | null; element_selector: string }[] } }).data.issues;
   };
-  const shownIds = (page: Page) => page.$$eval('table.issues tbody tr', (rows) => rows.map((r) => r.getAttribute('data-issue')));
 
   it('sorts the issues by a column header and searches them, in the API\'s order', async () => {
     const tab = await signedIn({ width: 1280, height: 720 });
@@ -124,8 +145,7 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
       await tab.page.click('button.sort-header[data-sort=users]');
       await tab.page.waitForFunction(() => location.hash.includes('sort=users'));
       const byUsers = (await issueIds('&attention=true&sort=users')).map((i) => i.id);
-      await tab.page.waitForFunction((first) => document.querySelector('table.issues tbody tr')?.getAttribute('data-issue') === first, byUsers[0]);
-      expect(await shownIds(tab.page)).toEqual(byUsers);
+      await expectRows(tab.page, 'table.issues', 'data-issue', byUsers);
       expect(await tab.page.getAttribute('th[aria-sort=descending] button', 'data-sort')).toBe('users');
 
       const selector = (await issueIds('&attention=true'))[0].element_selector;
@@ -134,8 +154,7 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
       await tab.page.fill('#issue-search', term);
       await tab.page.press('#issue-search', 'Enter');
       await tab.page.waitForFunction(() => location.hash.includes('q='));
-      await tab.page.waitForFunction((n) => document.querySelectorAll('table.issues tbody tr').length === n, matching.length);
-      expect(await shownIds(tab.page)).toEqual(matching);
+      await expectRows(tab.page, 'table.issues', 'data-issue', matching);
       expect(tab.errors).toEqual([]);
     } finally {
       await tab.context.close();
@@ -165,8 +184,7 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
       const assigned = (await issueIds(`&assigned_to=${encodeURIComponent(OWNER.email)}`)).map((i) => i.id);
       for (const id of chosen) expect(assigned).toContain(id);
       await tab.page.goto(`${server.url}/app/#/issues?status=any&assigned_to=${encodeURIComponent(OWNER.email)}`);
-      await tab.page.waitForFunction((n) => document.querySelectorAll('table.issues tbody tr').length === n, assigned.length);
-      expect(await shownIds(tab.page)).toEqual(assigned);
+      await expectRows(tab.page, 'table.issues', 'data-issue', assigned);
       expect(tab.errors).toEqual([]);
     } finally {
       await tab.context.close();
@@ -177,7 +195,6 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
     const res = await fetch(`${server.url}/v1/query/sessions?site_id=${org.site_id}${query}`, { headers: { authorization: `Bearer ${token}` } });
     return ((await res.json()) as { data: { sessions: { session_id: string }[]; total: number } }).data;
   };
-  const shownSessions = (page: Page) => page.$$eval('table.session-search tbody tr', (rows) => rows.map((r) => r.getAttribute('data-session')));
 
   it('narrows the sessions as the API does, and lands pre-filtered from an issue', async () => {
     const tab = await signedIn({ width: 1280, height: 720 });
@@ -186,18 +203,16 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
       await tab.page.goto(`${server.url}/app/#/sessions`);
       await tab.page.locator('table.session-search tbody tr').first().waitFor();
       const all = await sessionIds(`&limit=50${week}`);
-      expect(await shownSessions(tab.page)).toEqual(all.sessions.map((x) => x.session_id));
+      await expectSessions(tab.page, all.sessions.map((x) => x.session_id));
 
       await tab.page.selectOption('#sessions-signal', 'rage_click');
       await tab.page.selectOption('#sessions-converted', 'false');
       const narrowed = await sessionIds(`&limit=50&signal_type=rage_click&converted=false${week}`);
       expect(narrowed.total).toBeLessThan(all.total);
-      await tab.page.waitForFunction((n) => document.querySelectorAll('table.session-search tbody tr').length === n && location.hash.includes('converted=false'), narrowed.sessions.length);
-      expect(await shownSessions(tab.page)).toEqual(narrowed.sessions.map((x) => x.session_id));
+      await expectSessions(tab.page, narrowed.sessions.map((x) => x.session_id));
       await tab.page.selectOption('#sessions-sort', 'duration');
       const longest = await sessionIds(`&limit=50&signal_type=rage_click&converted=false&sort=duration${week}`);
-      await tab.page.waitForFunction((first) => document.querySelector('table.session-search tbody tr')?.getAttribute('data-session') === first, longest.sessions[0].session_id);
-      expect(await shownSessions(tab.page)).toEqual(longest.sessions.map((x) => x.session_id));
+      await expectSessions(tab.page, longest.sessions.map((x) => x.session_id));
       await tab.page.screenshot({ path: join(SHOTS, 'sessions-1280x720.png'), fullPage: true });
 
       // From an issue: every session that met it, as the API answers for its id.
@@ -207,8 +222,7 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
       await tab.page.waitForFunction(() => location.hash.includes('issue_id='));
       const met = await sessionIds(`&limit=50&issue_id=${issue.id}&from=${encodeURIComponent(new Date(Date.now() - 30 * 86_400_000).toISOString())}`);
       expect(met.total).toBeGreaterThan(0);
-      await tab.page.waitForFunction((n) => document.querySelectorAll('table.session-search tbody tr').length === n, met.sessions.length);
-      expect(await shownSessions(tab.page)).toEqual(met.sessions.map((x) => x.session_id));
+      await expectSessions(tab.page, met.sessions.map((x) => x.session_id));
       // A row opens the session's timeline.
       await tab.page.click('table.session-search tbody tr th a >> nth=0');
       await tab.page.locator('.narrative').waitFor();
