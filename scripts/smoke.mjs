@@ -55,7 +55,7 @@ async function waitReady(base, child) {
 // Values for the required query parameters of the read routes; a route that requires one not
 // listed here fails the smoke, so a new route is never silently skipped.
 const SESSION_ID = 'a'.repeat(32);
-const PARAMS = { page: '/checkout', element: 'button.pay', days: '7', session_id: SESSION_ID, selector: 'button.pay', limit: '20', min_friction_weight: '0', table: 'signals', a: '/checkout', b: '/checkout' };
+const PARAMS = { page: '/checkout', element: 'button.pay', days: '7', session_id: SESSION_ID, selector: 'button.pay', limit: '20', min_friction_weight: '0', table: 'signals', a: '/checkout', b: '/checkout', steps: '/,/checkout' };
 
 async function smoke(databaseUrl) {
   const env = { ...process.env, DATABASE_URL: databaseUrl, MALLARD_SECRET: secret, MALLARD_DEMO: '0', LOG_LEVEL: 'warn', NODE_ENV: 'development' };
