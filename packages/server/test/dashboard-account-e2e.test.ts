@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { RunningServer } from '../src/server.ts';
-import type { BootstrapResult } from '../src/features/orgs/bootstrap.ts';
 import { chromiumAvailable, launchChromium } from './helpers/services.ts';
 import { signedInTab, startSeededDashboard, type DashboardTab } from './helpers/dashboard-server.ts';
 
@@ -22,7 +21,6 @@ const NEW_PASSWORD = 'a-brand-new-password-2';
 describe.skipIf(!chromiumReady)('the dashboard\'s cookie session in Chromium against a real server', { timeout: 120_000 }, () => {
   let dir: string;
   let server: RunningServer;
-  let org: BootstrapResult;
   let browser: Browser;
   let token: string;
   let otherSite: Server;
@@ -36,7 +34,7 @@ describe.skipIf(!chromiumReady)('the dashboard\'s cookie session in Chromium aga
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mallard-dashboard-account-e2e-'));
-    ({ server, org, token } = await startSeededDashboard(dir, { owner: OWNER, org: 'Account E2E Org', siteName: 'Acme Shop', siteUrl: 'https://shop.example', days: 1, sessionsPerDay: 20, seed: 'dashboard-account-e2e' }));
+    ({ server, token } = await startSeededDashboard(dir, { owner: OWNER, org: 'Account E2E Org', siteName: 'Acme Shop', siteUrl: 'https://shop.example', days: 1, sessionsPerDay: 20, seed: 'dashboard-account-e2e' }));
     browser = await launchChromium();
     // Another site (localhost is another site than 127.0.0.1): a page that tries to make the
     // visitor's browser create a Mallard site, by a form post and by a credentialed fetch.

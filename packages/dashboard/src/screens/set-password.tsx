@@ -2,11 +2,11 @@
 // admin, choose a password (POST /v1/auth/set-password), and be signed in. The token is typed
 // or pasted, never carried in the address (router.ts: nothing secret goes there).
 import { useState } from 'preact/hooks';
+import { PASSWORD_MIN } from '../lib/password.ts';
 import { api, ApiError } from '../state/api.ts';
 import { navigate, href } from '../state/router.ts';
 import { startSession } from '../state/session.ts';
 
-const PASSWORD_MIN = 8;
 
 function explain(err: ApiError): string {
   if (err.code === 'invalid_input' && err.details?.field === 'token') return 'That token is not valid: it may be mistyped, already used or expired (invitations last 7 days). Ask an admin for a new one.';

@@ -2,11 +2,11 @@
 // /v1/auth/change-password), which signs out every other browser and ends earlier user tokens;
 // this browser stays signed in on a new session.
 import { useState } from 'preact/hooks';
+import { PASSWORD_MIN } from '../../lib/password.ts';
 import { api } from '../../state/api.ts';
 import { session, startSession, type Session } from '../../state/session.ts';
 import { ActionOutcome, useAction } from '../../components/async.tsx';
 
-const PASSWORD_MIN = 8;
 
 export function AccountSection(_: { site: string | null }) {
   const action = useAction();
