@@ -2,7 +2,7 @@
 // their fractions say, and element boxes come from the points that name their element.
 import { describe, expect, it } from 'vitest';
 import { frameSize, markRadius, placePoint, VIEWPORTS } from '../src/layout/heatmap.ts';
-import { deriveBoxes, extent, type HeatPoint } from '../src/layout/boxes.ts';
+import { deriveBoxes, extent, stackingOrder, type HeatPoint } from '../src/layout/boxes.ts';
 import { markPath, signalStyle } from '../src/lib/signal-style.ts';
 
 describe('viewport frames', () => {
@@ -90,6 +90,22 @@ describe('element boxes derived from point selectors', () => {
     const [box] = deriveBoxes(points);
     expect(box.count).toBe(20);
     expect(box.x1).toBeLessThan(0.5);
+  });
+
+  it('draws the largest box first, so the smallest box containing a spot is on top', () => {
+    // A busy button inside a wide, quiet paragraph: the paragraph's box covers the button's.
+    const button = Array.from({ length: 10 }, (_, i) => at('#place-order', 0.5 + (i % 2) * 0.01, 0.6));
+    const paragraph = [at('p.terms', 0.2, 0.3), at('p.terms', 0.8, 0.9)];
+    const boxes = deriveBoxes([...button, ...paragraph]);
+    expect(boxes.map((b) => b.selector)).toEqual(['#place-order', 'p.terms']);
+    const drawn = stackingOrder(boxes);
+    expect(drawn.map((b) => b.selector)).toEqual(['p.terms', '#place-order']);
+    const [outer, inner] = drawn;
+    expect(outer.x0).toBeLessThan(inner.x0);
+    expect(outer.x1).toBeGreaterThan(inner.x1);
+    // Equal areas keep the busiest-first order.
+    const twins = deriveBoxes([at('#a', 0.1, 0.1), at('#a', 0.1, 0.1), at('#a', 0.1, 0.1), at('#b', 0.7, 0.7), at('#b', 0.7, 0.7)]);
+    expect(stackingOrder(twins).map((b) => b.selector)).toEqual(['#a', '#b']);
   });
 
   it('honours the minimum points and the maximum number of boxes', () => {

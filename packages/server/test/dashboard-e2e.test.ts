@@ -305,6 +305,58 @@ describe.skipIf(!chromiumReady)('the dashboard in Chromium against a real server
     expect(await page.locator('.element-heatmap .sentence').innerText()).toMatch(/(\d+ % of presses land in the (left|middle|right|top|bottom) third|spread over the element|All \d+ presses land)/);
   });
 
+  it('presses the smallest element box under the pointer, and every box is reached by Tab and opens with Enter', async () => {
+    const { page } = owner;
+    // A busy button inside a wide, quiet paragraph, as on a real checkout: 12 sessions press
+    // #place-order near the middle, 2 press the terms paragraph at opposite corners around it.
+    const now = Date.now();
+    const press = (element: string, x: number, y: number, at: number) => ({ type: 'signal', ts: at, page: '/stacked', signal_type: 'dead_click', element, label: element, confidence: 0.9, vx: x, vy: y, hx: x, hy: y });
+    const presses = [
+      ...Array.from({ length: 12 }, (_, n) => press('#place-order', 640 + (n % 3) * 8, 480 + (n % 2) * 6, now - 60_000 + n * 1000)),
+      press('p.terms', 256, 240, now - 30_000), press('p.terms', 1024, 720, now - 29_000),
+    ];
+    for (const [n, event] of presses.entries()) {
+      const sid = (0xb0000000 + n).toString(16).padStart(32, '0');
+      const res = await fetch(`${server.url}/v1/ingest`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${org.keys.secret}`, 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36' },
+        body: JSON.stringify({ sid, vid: sid, ts: now, import: true, url: 'https://shop.example/stacked', meta: { viewport_w: 1280, viewport_h: 800 }, events: [{ type: 'pageview', ts: event.ts - 500, page: '/stacked' }, event] }),
+      });
+      expect(res.status).toBe(202);
+    }
+    await open(page, '#/page?path=%2Fstacked', 'svg.frame[data-device="desktop"]');
+    await page.locator('g.el-box[data-selector="p.terms"]').waitFor({ state: 'attached' });
+    // Pointer: at each box's centre the box hit is the smallest one containing that spot (a wide
+    // box of a paragraph must not cover the busy button inside it).
+    const hits = await page.$$eval('g.el-box', (groups) => groups.map((g) => {
+      g.scrollIntoView({ block: 'center' });
+      const boxes = groups.map((o) => ({ selector: o.getAttribute('data-selector'), r: o.querySelector('rect')!.getBoundingClientRect() }));
+      const own = g.querySelector('rect')!.getBoundingClientRect();
+      const x = own.x + own.width / 2, y = own.y + own.height / 2;
+      const smallest = boxes.filter(({ r }) => x >= r.left && x <= r.right && y >= r.top && y <= r.bottom)
+        .sort((a, b) => a.r.width * a.r.height - b.r.width * b.r.height)[0];
+      const hit = document.elementFromPoint(x, y)?.closest('g.el-box')?.getAttribute('data-selector') ?? null;
+      return { hit, expected: smallest.selector };
+    }));
+    expect(hits.map((h) => h.expected).sort()).toEqual(['#place-order', 'p.terms']);
+    for (const { hit, expected } of hits) expect(hit).toBe(expected);
+
+    // Keyboard: Tab from the device picker reaches every box; Enter opens the focused one.
+    const all = await page.$$eval('g.el-box', (groups) => groups.map((g) => g.getAttribute('data-selector')!));
+    await page.locator('button[data-device="desktop"]').focus();
+    const reached: string[] = [];
+    for (let i = 0; i < 300 && reached.length < all.length; i++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => document.activeElement?.closest('g.el-box')?.getAttribute('data-selector') ?? null);
+      if (focused && !reached.includes(focused)) reached.push(focused);
+    }
+    expect(reached.sort()).toEqual([...all].sort());
+    const target = await page.evaluate(() => document.activeElement?.closest('g.el-box')?.getAttribute('data-selector'));
+    await page.keyboard.press('Enter');
+    await page.locator('.element-heatmap .sentence').waitFor();
+    expect(await page.locator('g.el-box.selected').getAttribute('data-selector')).toBe(target);
+  });
+
   // Needs the `device` filter on /v1/query/page-heatmap (another branch adds it): until then the
   // API returns the same points for every device class and the first expectation fails.
   it('the device filter changes the points', async () => {

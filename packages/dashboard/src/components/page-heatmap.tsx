@@ -1,7 +1,9 @@
 // The page heatmap: a frame of the device class's viewport, one mark per point (colour and
 // shape by signal type) and a labelled box per element, derived from the points' selectors.
-// A box is a button: it opens that element's heatmap.
-import { deriveBoxes, type HeatPoint } from '../layout/boxes.ts';
+// A box is a button: it opens that element's heatmap. Boxes are drawn largest first, so the
+// smallest box under the pointer is the one pressed. `tabindex` is lowercase on purpose: on SVG
+// Preact sets attributes by their exact name, and an SVG `<g>` is focusable only by `tabindex`.
+import { deriveBoxes, stackingOrder, type HeatPoint } from '../layout/boxes.ts';
 import { frameSize, markRadius, placePoint, VIEWPORTS, type DeviceClass } from '../layout/heatmap.ts';
 import { num } from '../lib/format.ts';
 import { markPath, signalStyle } from '../lib/signal-style.ts';
@@ -18,7 +20,7 @@ export function PageHeatmap({ page, device, points, selected, onSelect }: {
 }) {
   const [box, width] = useWidth<HTMLDivElement>();
   const frame = frameSize(device, { width: Math.max(200, width - 2), height: MAX_HEIGHT[device] });
-  const boxes = deriveBoxes(points);
+  const boxes = stackingOrder(deriveBoxes(points));
   const r = markRadius(frame, points.length);
   const types = [...new Set(points.map((p) => p.signal))].sort();
   const open = (selector: string) => onSelect(selector);
@@ -36,7 +38,7 @@ export function PageHeatmap({ page, device, points, selected, onSelect }: {
           const label = `${b.selector}: ${num(b.count)} presses. Open its element heatmap`;
           const name = b.selector.length > 28 ? `${b.selector.slice(0, 27)}…` : b.selector;
           return (
-            <g key={b.selector} class={`el-box${selected === b.selector ? ' selected' : ''}`} role="button" tabIndex={0} aria-label={label} data-selector={b.selector}
+            <g key={b.selector} class={`el-box${selected === b.selector ? ' selected' : ''}`} role="button" tabindex={0} aria-label={label} data-selector={b.selector}
               onClick={() => open(b.selector)} onKeyDown={(e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); open(b.selector); } }}>
               <title>{label}</title>
               <rect x={x} y={y} width={w} height={h} rx="3" />

@@ -66,3 +66,17 @@ export function deriveBoxes(points: readonly HeatPoint[], options: BoxOptions = 
   }
   return boxes.sort((a, b) => b.count - a.count || a.selector.localeCompare(b.selector)).slice(0, max);
 }
+
+/**
+ * The order to draw boxes in: the largest first, so wherever boxes overlap the smallest one
+ * containing a spot is on top and receives the press (a wide paragraph box must not cover
+ * the button inside it). Ties keep the busiest-first order.
+ */
+export function stackingOrder(boxes: readonly ElementBox[]): ElementBox[] {
+  const area = (b: ElementBox) => (b.x1 - b.x0) * (b.y1 - b.y0);
+  const larger = (p: ElementBox, q: ElementBox) => {
+    const d = area(q) - area(p);
+    return Math.abs(d) > 1e-9 ? d : 0; // equal up to rounding: keep the busiest first
+  };
+  return boxes.map((b, i) => ({ b, i })).sort((p, q) => larger(p.b, q.b) || p.i - q.i).map(({ b }) => b);
+}
