@@ -15,7 +15,8 @@ const staging = join(root, `dist.building-${process.pid}`);
 
 const files = readdirSync(src, { recursive: true, encoding: 'utf8' });
 const entryPoints = files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => join(src, f));
-const copied = files.filter((f) => f.endsWith('.cjs'));
+// Read at run time beside the code that reads them: the read pool's worker, the demo's page snapshots.
+const copied = files.filter((f) => f.endsWith('.cjs') || f.endsWith('.json'));
 
 rmSync(staging, { recursive: true, force: true });
 await build({

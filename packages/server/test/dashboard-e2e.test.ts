@@ -308,12 +308,13 @@ describe.skipIf(!chromiumReady)('the dashboard in Chromium against a real server
   it('presses the smallest element box under the pointer, and every box is reached by Tab and opens with Enter', async () => {
     const { page } = owner;
     // A busy button inside a wide, quiet paragraph, as on a real checkout: 12 sessions press
-    // #place-order near the middle, 2 press the terms paragraph at opposite corners around it.
+    // #place-order near the middle, 2 press the terms paragraph at opposite corners around it
+    // (vx, vy on the wire's 0..1000 scale of the viewport).
     const now = Date.now();
     const press = (element: string, x: number, y: number, at: number) => ({ type: 'signal', ts: at, page: '/stacked', signal_type: 'dead_click', element, label: element, confidence: 0.9, vx: x, vy: y, hx: x, hy: y });
     const presses = [
-      ...Array.from({ length: 12 }, (_, n) => press('#place-order', 640 + (n % 3) * 8, 480 + (n % 2) * 6, now - 60_000 + n * 1000)),
-      press('p.terms', 256, 240, now - 30_000), press('p.terms', 1024, 720, now - 29_000),
+      ...Array.from({ length: 12 }, (_, n) => press('#place-order', 500 + (n % 3) * 8, 600 + (n % 2) * 6, now - 60_000 + n * 1000)),
+      press('p.terms', 200, 300, now - 30_000), press('p.terms', 800, 900, now - 29_000),
     ];
     for (const [n, event] of presses.entries()) {
       const sid = (0xb0000000 + n).toString(16).padStart(32, '0');
