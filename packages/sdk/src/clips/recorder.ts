@@ -36,6 +36,7 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
   /** Set while a page snapshot is taken: collects its Meta and FullSnapshot events. */
   let capture: RecordedEvent[] | null = null;
   const asked = new Set<string>();
+  let path = win.location.pathname;
 
   const upload = async (fields: Omit<UploadBody, 'key' | 'sid' | 'vid' | 'env' | 'id' | 'meta'>): Promise<Outcome> => {
     const outcome = await uploader.send({
@@ -84,8 +85,8 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
     });
   };
 
-  /** Checked at every checkout, so an SPA's new page is snapshotted within about CHECKOUT_MS. */
-  const maybeSnapshot = () => {
+  /** Checked at every checkout and whenever the path changed (an SPA route: its changes are recorded events). */
+  const maybeSnapshot = (route = false) => {
     const page = win.location.pathname;
     if (stopped || !snapshotsOn || asked.has(page) || !wantsSnapshot(config, page, store(), Date.now())) return;
     asked.add(page);
@@ -94,7 +95,8 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
       if (idle) idle(() => takeSnapshot(page), { timeout: SETTLE_MS });
       else later(() => takeSnapshot(page), SETTLE_MS / 2);
     };
-    if (doc.readyState === 'complete') later(settle, 0);
+    // A new SPA route often renders what it fetched a moment later.
+    if (doc.readyState === 'complete') later(settle, route ? SETTLE_MS / 2 : 0);
     else win.addEventListener('load', () => later(settle, 0), { once: true });
   };
 
@@ -106,6 +108,10 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
       // Overflowed (a page changing without pause): start again from a fresh full snapshot.
       if (!buffer.add(e)) later(() => { if (!stopped) record.takeFullSnapshot(true); }, 0);
       if (e.type === META && !capture) maybeSnapshot();
+      else if (win.location.pathname !== path) {
+        path = win.location.pathname;
+        maybeSnapshot(true);
+      }
     },
     checkoutEveryNms: CHECKOUT_MS,
     blockSelector: rules.blockSelector,

@@ -175,8 +175,14 @@ describe.skipIf(!chromiumAvailable)('friction clips in Chromium', () => {
     await eventually(() => expect(snapshotsOf(key)).toHaveLength(2));
     await open('/third');
     await open('/checkout');
-    await pause(4000);
-    expect(snapshotsOf(key).map((u) => u.body.page)).toEqual(['/checkout', '/other']);
+    // An SPA route is a page of its own: its snapshot follows the path change.
+    await page.evaluate(() => {
+      history.pushState({}, '', '/checkout/done');
+      document.body.insertAdjacentHTML('beforeend', '<p>Thanks</p>');
+    });
+    await eventually(() => expect(snapshotsOf(key)).toHaveLength(3));
+    await pause(3000);
+    expect(snapshotsOf(key).map((u) => u.body.page)).toEqual(['/checkout', '/other', '/checkout/done']);
     await close(context);
   });
 
