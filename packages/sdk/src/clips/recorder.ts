@@ -102,8 +102,14 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
 
   const stopRecording = record({
     emit(event) {
+      if (stopped) return;
       const e = event as RecordedEvent;
-      scrubEvent(e, rules, (id) => record.mirror.getNode(id));
+      try {
+        scrubEvent(e, rules, (id) => record.mirror.getNode(id));
+      } catch {
+        // An event that could not be checked is not kept.
+        return;
+      }
       if (capture && (e.type === META || e.type === FULL_SNAPSHOT)) capture.push(e);
       // Overflowed (a page changing without pause): start again from a fresh full snapshot.
       if (!buffer.add(e)) later(() => { if (!stopped) record.takeFullSnapshot(true); }, 0);
