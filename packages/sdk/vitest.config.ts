@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // The Chromium corpus has its own run: `npm run corpus` (vitest.corpus.config.ts).
-    exclude: ['test/corpus/**'],
+    // The Chromium suites (the corpus, the clips) have their own run: `npm run corpus` (vitest.corpus.config.ts).
+    exclude: ['test/corpus/**', 'test/clips/**'],
     environment: 'happy-dom',
     pool: 'forks',
     maxWorkers: 2,

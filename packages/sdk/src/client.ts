@@ -10,6 +10,7 @@ import { Transport, type WireEvent } from './transport.ts';
 import { watchResponses, type Responses } from './responses.ts';
 import { watchRequests } from './requests.ts';
 import type { Click, Context, Detector, RawSignal } from './detectors/types.ts';
+import type { StartClips } from './clips/host.ts';
 import { rageClick } from './detectors/rage-click.ts';
 import { layoutShifts } from './detectors/layout-shift.ts';
 import { deadClick } from './detectors/dead-click.ts';
@@ -35,7 +36,8 @@ const CONFIG_TIMEOUT_MS = 3000;
 const DRAG_PX = 10;
 const SIGNAL_TYPE = /^[a-z][a-z0-9_]{0,63}$/;
 
-export interface FrictionSignal { type: string; page: string; element: string; label: string; confidence: number }
+/** `id`: the id of the signal event sent to the server (what a clip names). */
+export interface FrictionSignal { type: string; page: string; element: string; label: string; confidence: number; id: string }
 export type FrictionListener = (signal: FrictionSignal) => void;
 
 export class Client {
@@ -51,6 +53,8 @@ export class Client {
   #state: 'loading' | 'waiting' | 'running' | 'off' | 'done' = 'loading';
   #consent: boolean | null;
   #remote: RemoteConfig = {};
+  /** Stops the clips recorder while it runs. */
+  #clips: (() => void) | null = null;
   readonly endpoint: string;
   /** Settles once the remote config was applied (or given up on). */
   readonly ready: Promise<void>;
@@ -108,10 +112,36 @@ export class Client {
     this.#startDetectors();
     this.#watchPages();
     this.#pageview(this.#win.document.referrer);
+    this.#loadClips();
+  }
+
+  /** The clips chunk, only when the site's config turns clips on: a script from the endpoint, started once loaded. */
+  #loadClips() {
+    const clips = this.#remote.clips;
+    if (clips?.enabled !== true || this.#options.clips === false) return;
+    const win = this.#win as Window & { MallardClips?: StartClips };
+    const start = () => {
+      if (this.#state !== 'running' || this.#clips || !win.MallardClips) return;
+      try {
+        this.#clips = win.MallardClips({
+          endpoint: this.endpoint, key: this.#options.key, env: this.#options.environment, config: clips,
+          sid: () => this.#sid(), vid: () => this.#identity?.visitorId(),
+          flush: () => this.#transport.flush(), on: (listener) => this.onFriction(listener),
+        });
+      } catch { /* a broken recorder never breaks detection */ }
+    };
+    if (win.MallardClips) return start();
+    const script = win.document.createElement('script');
+    script.src = `${this.endpoint}/sdk/clips-${VERSION}.js`;
+    script.async = true;
+    script.onload = start;
+    win.document.head.append(script);
   }
 
   #off() {
     this.#state = 'off';
+    this.#clips?.();
+    this.#clips = null;
     this.#transport.clear();
     this.#stopDetectors();
     this.#cleanups.forEach((cleanup) => cleanup());
@@ -285,14 +315,16 @@ export class Client {
     for (const d of this.#detectors) d.pageview?.(page, t);
   }
 
-  #push(fields: Record<string, unknown>, page = this.#page) {
-    if (this.#state !== 'running' || !this.#identity) return;
+  /** Queues an event; returns its id. */
+  #push(fields: Record<string, unknown>, page = this.#page): string {
+    if (this.#state !== 'running' || !this.#identity) return '';
     const now = Date.now();
     const { sid, started } = this.#identity.touch(now);
     // A session that restarts after 30 idle minutes begins with the page the user is on.
     if (started && fields.type !== 'pageview') this.#push({ type: 'pageview' });
     const event = { ...fields, ts: now, id: randomHex(8), page } as WireEvent;
     this.#transport.push(sid, this.#identity.visitorId(), event);
+    return event.id;
   }
 
   /** A detected or manual signal: selector and label made here, then queued and announced. */
@@ -305,9 +337,9 @@ export class Client {
     const fields: Record<string, unknown> = { type: 'signal', signal_type: type, confidence, ...rest };
     if (element) fields.element = element;
     if (text) fields.label = text;
-    this.#push(fields, page);
+    const id = this.#push(fields, page);
     for (const d of this.#detectors) d.friction?.();
-    const friction: FrictionSignal = { type, page, element, label: text, confidence };
+    const friction: FrictionSignal = { type, page, element, label: text, confidence, id };
     this.#listeners.forEach((listener) => {
       try { listener(friction); } catch { /* a host callback never breaks detection */ }
     });

@@ -1,5 +1,6 @@
 // Options, defaults and the merge of local options with the site's remote config.
 // Signal settings use the same snake_case names locally and in the server's SDK config.
+import type { ClipsConfig } from './clips/host.ts';
 
 export type SignalSettings = { enabled?: boolean } & { [threshold: string]: number | boolean | undefined };
 
@@ -23,6 +24,8 @@ export interface InitOptions {
   appVersion?: string;
   /** Load the site's remote config from the server (default true). */
   remoteConfig?: boolean;
+  /** false: never load the clips recorder, whatever the remote config says (only the server turns it on). */
+  clips?: boolean;
 }
 
 export interface RemoteConfig {
@@ -30,6 +33,7 @@ export interface RemoteConfig {
   signals?: Record<string, SignalSettings>;
   ignore_selectors?: string[];
   privacy?: { respect_dnt?: boolean; require_consent?: boolean; cookieless?: boolean };
+  clips?: ClipsConfig;
 }
 
 /** DOMAIN.md section 2 defaults. */

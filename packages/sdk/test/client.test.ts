@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '../src/client.ts';
 import { DEFAULT_SIGNALS, resolveSettings } from '../src/config.ts';
 import { Transport } from '../src/transport.ts';
+import type { ClipSignal, ClipsHost, StartClips } from '../src/clips/host.ts';
 import { html, place } from './helpers.ts';
 
 interface Sent { url: string; body: Record<string, any>; headers: Record<string, string> }
@@ -239,7 +240,9 @@ describe('client', () => {
     client.track('checkout_completed', { amount_cents: 9900 });
     client.identify('user-42');
     await client.flush();
-    expect(seen).toEqual([{ type: 'pricing_confusion', page: '/shop', element: '#broken', label: 'asked [redacted]', confidence: 0.5 }]);
+    // The announced id is the sent signal event's (what a clip names).
+    const signalId = srv.events()[1].id;
+    expect(seen).toEqual([{ type: 'pricing_confusion', page: '/shop', element: '#broken', label: 'asked [redacted]', confidence: 0.5, id: signalId }]);
     expect(srv.events().slice(1).map(({ ts, id, ...rest }) => rest)).toEqual([
       { type: 'signal', signal_type: 'pricing_confusion', element: '#broken', label: 'asked [redacted]', confidence: 0.5, page: '/shop' },
       { type: 'track', name: 'checkout_completed', props: { amount_cents: 9900 }, page: '/shop' },
@@ -421,5 +424,94 @@ describe('consent, Do Not Track and sampling', () => {
     expect(srv.sent[0].body.vid).toBeUndefined();
     expect(srv.sent[0].body.sid).toMatch(/^[0-9a-f]{32}$/);
     expect(localStorage.length).toBe(0);
+  });
+});
+
+describe('the clips chunk', () => {
+  type Win = Window & { MallardClips?: StartClips };
+  const CLIPS_ON = { clips: { enabled: true, unmask: [], allow_media: false, accepting: true, full_elements: [], snapshots_taken: [], device: 'desktop' } };
+  const scripts = () => [...document.querySelectorAll('script')].filter((s) => s.src.includes('clips'));
+  afterEach(() => { delete (window as Win).MallardClips; });
+
+  /** A stand-in for the chunk: records the host it was given and whether it was stopped. */
+  function fakeChunk() {
+    const started: ClipsHost[] = [];
+    let stops = 0;
+    (window as Win).MallardClips = (host) => { started.push(host); return () => { stops++; }; };
+    return { started, stops: () => stops };
+  }
+
+  it('with clips off in the config (or no clips at all) nothing is loaded or started', async () => {
+    const chunk = fakeChunk();
+    const append = vi.spyOn(document.head, 'append');
+    for (const config of [{}, { clips: { enabled: false } }]) {
+      server({ config });
+      client = new Client({ key: KEY, endpoint: 'https://m.example' });
+      await client.ready;
+      client.shutdown();
+    }
+    expect(chunk.started).toEqual([]);
+    expect(append).not.toHaveBeenCalled();
+    append.mockRestore();
+  });
+
+  it('the page can refuse clips (clips: false) whatever the config says', async () => {
+    const chunk = fakeChunk();
+    server({ config: CLIPS_ON });
+    client = new Client({ key: KEY, clips: false });
+    await client.ready;
+    expect(chunk.started).toEqual([]);
+  });
+
+  it('loads /sdk/clips-<version>.js from the endpoint once clips are on, and starts it when it has loaded', async () => {
+    server({ config: CLIPS_ON });
+    // Kept out of the document: happy-dom would fetch it.
+    const append = vi.spyOn(document.head, 'append').mockImplementation(() => undefined);
+    client = new Client({ key: KEY, endpoint: 'https://m.example/', environment: 'staging' });
+    await client.ready;
+    expect(append).toHaveBeenCalledTimes(1);
+    const script = append.mock.calls[0][0] as HTMLScriptElement;
+    expect(script.src).toBe('https://m.example/sdk/clips-dev.js');
+    expect(script.async).toBe(true);
+    append.mockRestore();
+    const chunk = fakeChunk();
+    script.onload!(new Event('load'));
+    expect(chunk.started).toHaveLength(1);
+    expect(chunk.started[0]).toMatchObject({ endpoint: 'https://m.example', key: KEY, env: 'staging', config: CLIPS_ON.clips });
+    expect(scripts()).toEqual([]);
+  });
+
+  it('hands the chunk the signals with the ids of the events sent, the session, a flush; stops it when consent is withdrawn', async () => {
+    const srv = server({ config: CLIPS_ON });
+    const chunk = fakeChunk();
+    client = new Client({ key: KEY });
+    await client.ready;
+    const host = chunk.started[0];
+    const seen: ClipSignal[] = [];
+    host.on((s) => seen.push(s));
+    client.signal('dead_click', { element: '#broken' });
+    await host.flush();
+    const sent = srv.events().find((e) => e.type === 'signal')!;
+    expect(seen).toEqual([expect.objectContaining({ id: sent.id, type: 'dead_click', element: '#broken', page: '/shop' })]);
+    expect(host.sid()).toBe(srv.sent[0].body.sid);
+    expect(host.vid()).toBe(srv.sent[0].body.vid);
+    client.setConsent(false);
+    expect(chunk.stops()).toBe(1);
+    client.setConsent(true);
+    await client.ready;
+    await vi.waitFor(() => expect(chunk.started).toHaveLength(2));
+    client.shutdown();
+    client = null;
+    expect(chunk.stops()).toBe(2);
+  });
+
+  it('a chunk that throws on start does not stop detection', async () => {
+    const srv = server({ config: CLIPS_ON });
+    (window as Win).MallardClips = () => { throw new Error('broken recorder'); };
+    client = new Client({ key: KEY });
+    await client.ready;
+    client.signal('dead_click', { element: '#broken' });
+    await client.flush();
+    expect(srv.events().map((e) => e.type)).toEqual(['pageview', 'signal']);
   });
 });

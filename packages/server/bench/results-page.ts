@@ -17,6 +17,7 @@ export const BASELINES: Readonly<Record<string, string>> = {
   start: 'the tsx start path against the compiled one',
   elements: 'the same answer computed from the raw signals',
   soak: 'its own first half (drift of RSS and p99 over 10 minutes)',
+  recorder: 'the same page and interaction with clips off (the core SDK alone), in alternating runs',
 };
 
 const open = (name: string) => `<!-- bench:${name} -->`;

@@ -18,6 +18,8 @@ const benches: Record<string, (argv: string[]) => Promise<string>> = {
   // The reads bench on the ad-hoc 4-step funnel (issue 29), with flows (the other per-session walk) beside it.
   funnel: async (argv) => (await import('./reads.ts')).runReadsBench(['--routes', 'funnel,flows', ...argv]),
   start: async () => (await import('./start.ts')).runStartBench(),
+  // The clips recorder in Chromium (issue 28): main-thread time, buffer and clip sizes, the SDK's build sizes.
+  recorder: async () => (await import('./recorder.ts')).runRecorderBench(),
 };
 
 const name = process.argv[2];
