@@ -111,7 +111,8 @@ export const pageTool = defineTool({
   summarize: (d) => {
     const s = d.score as Row | null;
     return lines(
-      s ? `${d.page}: score ${s.score} (${s.duck_state}), trend ${s.trend}, ${s.active_users} active users, ${s.affected_users} affected${s.dominant_signal ? `; mostly ${s.dominant_signal}` : ''}.`
+      // The users come with their window, as every count of users does (DESIGN, "Scores and states").
+      s ? `${d.page}: score ${s.score} (${s.duck_state}), trend ${s.trend}, ${s.active_users} active users, ${s.affected_users} affected (${s.window_start} to ${s.window_end})${s.dominant_signal ? `; mostly ${s.dominant_signal}` : ''}.`
         : `${d.page}: seen but not scored yet (fewer than 3 active users).`,
       d.elements.length > 0 && 'Elements with the most friction:',
       bullets(d.elements, (e) => `${e.element_selector}${e.label ? ` '${e.label}'` : ''}: ${e.signal_count} signals (${countsLine(e.signals)}), ${plural(e.affected_users, 'user')}`, 'elements', d.elements.length, 5),
