@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, eachDialect, T0, testConfig, bearer, type Harness } from './helpers/harness.ts';
 import { callError, callOk, connect, listen, routeData, withoutLinks, type Connected, type TransportName } from './helpers/mcp-kit.ts';
 import { generatePlan } from '../src/simulate/generate.ts';
+import { SHARED_ARGUMENTS } from '../src/mcp/listing.ts';
 import { seedStore } from '../src/simulate/run.ts';
 
 const READ_TOOLS = [
@@ -144,11 +145,26 @@ eachDialect('MCP on simulated data', (dialect) => {
           expect(tool.annotations).toEqual(write ? { readOnlyHint: false, destructiveHint: false, idempotentHint: expect.any(Boolean), openWorldHint: false } : { readOnlyHint: true, openWorldHint: false });
           expect(tool.outputSchema?.type).toBe('object');
           expect(tool.inputSchema).toMatchObject({ type: 'object', additionalProperties: false });
-          // Every argument says what it is.
+        }
+        // Each argument is described once: no description repeats from tool to tool; those many tools
+        // share (site_id, offset, ...) are described in the instructions the handshake gives, and
+        // listed bare unless a tool says what the argument means there.
+        const described = new Map<string, string>();
+        let bare = 0;
+        for (const tool of all) {
           for (const [field, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
-            expect((schema as { description?: string }).description, `${tool.name}.${field}`).toBeTruthy();
+            const description = (schema as { description?: string }).description;
+            if (description === undefined) {
+              if (SHARED_ARGUMENTS.includes(field)) bare++;
+              continue;
+            }
+            const said = `${field}: ${description}`;
+            expect(described.get(said), `"${said}" in ${tool.name} too`).toBeUndefined();
+            described.set(said, tool.name);
           }
         }
+        expect(bare).toBeGreaterThan(40);
+        for (const field of SHARED_ARGUMENTS) expect(reader.client.getInstructions(), field).toMatch(new RegExp(`\\b${field}\\b`));
         const trends = read.find((t) => t.name === 'get_trends')!.inputSchema.properties as Record<string, Record<string, unknown>>;
         expect(trends.days).toMatchObject({ type: 'integer', minimum: 1, maximum: 90, default: 7 });
         expect(read.find((t) => t.name === 'get_site_context')!.description).toMatch(/^Call this first/);

@@ -117,9 +117,6 @@ export function compactAnswer(tool: string, data: Json, detail: 'summary' | 'ful
   return data;
 }
 
-/** The fields compactAnswer may add, for the listed output schema. */
-export const AnswerFields = { next: { type: 'string' } } as const;
-
 /**
  * A call's arguments split: `detail` (checked here) and the route's arguments, with the tool's
  * own default page size where the caller gave no `limit`.

@@ -1,28 +1,29 @@
 // What tools/list shows of a tool's schemas, trimmed so that the whole listing fits a model's
 // context (docs/mcp.md, "Token budgets": under 6k tokens with the write tools): arguments keep
-// their types, closed lists, bounds, defaults and a short description; output schemas keep the
-// shape an assistant reads (fields and their types two levels down, closed lists of a few
-// values) without descriptions, which the tool's own description already gives. Arguments are
-// still checked against the full route schemas (arguments.ts), and answers still cleaned to
-// the full output schema (tool-kit.ts): the trimmed schemas are looser, never stricter.
+// their types, closed lists, bounds, defaults and a short description, said once: the
+// arguments every tool shares are described in the server's instructions, not in each tool;
+// output schemas keep the shape an assistant reads (the top-level fields with their types and
+// closed lists of a few values) without descriptions, which the tool's own description already
+// gives. Arguments are still checked against the full route schemas (arguments.ts), and
+// answers still cleaned to the full output schema (tool-kit.ts): the trimmed schemas are
+// looser, never stricter, so the SDK client's check of structuredContent still holds.
 
-import { AnswerFields, ANSWER_SHAPES, answerArguments } from './answer-size.ts';
+import { ANSWER_SHAPES, answerArguments } from './answer-size.ts';
 
 type Schema = Record<string, unknown> & {
   type?: string | string[]; anyOf?: Schema[]; oneOf?: Schema[]; allOf?: Schema[]; const?: unknown; enum?: unknown[];
   properties?: Record<string, Schema>; items?: Schema; description?: string;
 };
 
-/** Arguments every tool takes, described once in the same few words. */
-const SHORT_ARGUMENTS: Record<string, string> = {
-  site_id: 'Site UUID',
-  offset: 'Rows to skip (paging)',
-  limit: 'Most rows to return',
-  from: 'Window start (ISO 8601)',
-  to: 'Window end (ISO 8601)',
-  device: 'Only this device class',
-};
+/**
+ * Arguments many tools take, listed without a description: the server's instructions
+ * (server.ts, sent once at initialize) describe them, so the listing does not repeat them in
+ * every tool. A tool whose argument means something else says so in its own `argumentNotes`.
+ */
+export const SHARED_ARGUMENTS: readonly string[] = ['site_id', 'page', 'from', 'to', 'offset', 'limit', 'device', 'detail'];
 
+/** Argument maxima at or above this are not listed. */
+const HUGE = 1_000_000;
 /** Output enums longer than this are left to the tool's description. */
 const ENUM_MAX = 8;
 /** Output fields are shown this deep (the root's fields are 1; array items sit at their array's depth). */
@@ -92,15 +93,23 @@ function outputNode(s: Schema, depth: number): Schema {
   const items = arrayItems(s);
   if (items) {
     const item = outputNode(items, depth);
-    if (Object.keys(item).length > 0) out.items = item;
+    // An array of objects says no more with `items: {type: object}`; items of a closed list or a scalar type do.
+    if (Object.keys(item).length > 0 && !(Object.keys(item).length === 1 && item.type === 'object')) out.items = item;
   }
   return out;
 }
 
+/**
+ * Fields of an answer's root the listing leaves out: bookkeeping every record carries (the site
+ * the caller named, when a row was written), which tells an assistant nothing about the tool.
+ */
+export const UNLISTED_FIELDS: readonly string[] = ['site_id', 'created_at', 'updated_at'];
+
 /** An output schema as listed: the root's fields, and theirs, with types and short closed lists. */
 export function listedOutput(schema: Record<string, unknown>): { type: 'object'; properties?: Record<string, object> } {
   const root = schema as Schema;
-  const properties = Object.fromEntries(Object.entries(objectPart(root)?.properties ?? {}).map(([k, v]) => [k, outputNode(v, 1)]));
+  const fields = Object.entries(objectPart(root)?.properties ?? {}).filter(([k]) => !UNLISTED_FIELDS.includes(k));
+  const properties = Object.fromEntries(fields.map(([k, v]) => [k, outputNode(v, 1)]));
   return { type: 'object', properties };
 }
 
@@ -124,8 +133,8 @@ export function shortDescription(description: string, values: unknown[] | null):
   return cut > 0 ? d.slice(0, cut) : d;
 }
 
-/** One argument as listed: its type or closed list, bounds, default and a short description. */
-function inputNode(s: Schema, name?: string): Schema {
+/** One argument as listed: its type or closed list, bounds, default and a short description (`note`: the tool's own). */
+function inputNode(s: Schema, name?: string, note?: string | null): Schema {
   const out: Schema = {};
   const values = closedValues(s);
   const types = typesOf(s);
@@ -138,33 +147,54 @@ function inputNode(s: Schema, name?: string): Schema {
     out.type = typeField(types);
   }
   for (const key of ['minimum', 'maximum', 'default', 'minItems', 'maxItems'] as const) if (s[key] !== undefined) out[key] = s[key];
+  // A bound no one reaches (a million rows to skip) only costs tokens; the server still checks it.
+  if (typeof out.maximum === 'number' && out.maximum >= HUGE) delete out.maximum;
   // Array items are described by the argument that holds them.
   if (s.items) out.items = inputNode({ ...s.items, description: undefined });
-  const description = (name !== undefined && SHORT_ARGUMENTS[name]) || (s.description === undefined ? undefined : shortDescription(s.description, values));
+  const description = note !== undefined ? note
+    : name !== undefined && SHARED_ARGUMENTS.includes(name) ? null
+      : s.description === undefined ? null : shortDescription(s.description, values);
   if (description) out.description = description;
   return out;
 }
 
+/** How a tool lists an argument instead of the route's description; null: no description (its name and type say it). */
+export type ArgumentNotes = Readonly<Record<string, string | null>>;
+
 /** An input schema as listed: every argument trimmed, the required ones and nothing else allowed. */
-export function listedInput(schema: { properties: Record<string, object>; required: string[] }) {
-  const properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, inputNode(v as Schema, k)]));
+export function listedInput(schema: { properties: Record<string, object>; required: string[] }, notes: ArgumentNotes = {}) {
+  const properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, inputNode(v as Schema, k, notes[k])]));
   return { type: 'object' as const, properties, ...(schema.required.length > 0 ? { required: schema.required } : {}), additionalProperties: false as const };
 }
 
 /** A tool's arguments as listed: the route's trimmed, `detail` where the answer is cut, the tool's own default page size. */
-export function listedArguments(tool: string, schema: { properties: Record<string, object>; required: string[] }) {
-  const listed = listedInput(schema);
+export function listedArguments(tool: string, schema: { properties: Record<string, object>; required: string[] }, notes: ArgumentNotes = {}) {
+  const unknown = Object.keys(notes).filter((k) => !(k in schema.properties));
+  // A note for an argument the tool does not take is a slip in the tool's definition: fail at start, not silently.
+  if (unknown.length > 0) throw new Error(`${tool}: argumentNotes name no argument of it: ${unknown.join(', ')}`);
+  const listed = listedInput(schema, notes);
   const extra = answerArguments(tool);
-  if (extra) listed.properties.detail = inputNode(JSON.parse(JSON.stringify(extra.properties.detail)) as Schema);
+  if (extra) listed.properties.detail = inputNode(JSON.parse(JSON.stringify(extra.properties.detail)) as Schema, 'detail');
   const limit = ANSWER_SHAPES[tool]?.limit;
   if (limit !== undefined && listed.properties.limit) listed.properties.limit = { ...listed.properties.limit, default: limit };
   return listed;
 }
 
-/** A tool's output schema as listed, with the fields a cut answer adds. */
-export function listedAnswer(tool: string, schema: Record<string, unknown>) {
+/**
+ * A tool's output schema as listed. Left out: the fields a cut answer adds (`next`, `omitted`:
+ * the server's instructions describe them once, for every tool), a field that echoes an
+ * argument of the same name (the argument says it once), and, where `fields` is given,
+ * every field but those (a write answers a record a read tool lists; a record's lifecycle
+ * timestamps and provenance are in the answer, not in the listing). The answer still carries
+ * them all, which the listed schema allows (it closes no object).
+ */
+export function listedAnswer(schema: Record<string, unknown>, args: readonly string[], fields?: readonly string[]) {
   const listed = listedOutput(schema);
-  return ANSWER_SHAPES[tool] ? { ...listed, properties: { ...listed.properties, ...AnswerFields } } : listed;
+  const missing = (fields ?? []).filter((f) => !(f in (listed.properties ?? {})));
+  // A field the answer does not have is a slip in the tool's definition: fail at start, not silently.
+  if (missing.length > 0) throw new Error(`listedFields name no field of the answer: ${missing.join(', ')}`);
+  const kept = Object.entries(listed.properties ?? {}).filter(([k]) => !args.includes(k) && (fields === undefined || fields.includes(k)));
+  return { ...listed, properties: Object.fromEntries(kept) };
 }
 
 /** The hints that differ from the protocol's defaults (destructive and idempotent say nothing about a read-only tool). */

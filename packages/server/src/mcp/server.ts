@@ -24,7 +24,11 @@ const RESOURCE_NOT_FOUND = -32002;
 
 const INSTRUCTIONS = [
   'Mallard measures where real users of a website get confused (rage clicks, dead clicks, failed forms...) as a score per page from 0 (calm) to 100 (broken), and groups friction into UX issues.',
-  'Call get_site_context first. Page arguments are paths such as /checkout; an org-level credential passes site_id to each tool.',
+  'Call get_site_context first.',
+  // The arguments many tools share, described here once rather than in every tool's listing (listing.ts, SHARED_ARGUMENTS).
+  'Arguments: site_id is a site\'s id from list_sites (an org-level credential passes it to each tool; a site-scoped key leaves it out); page is a path such as /checkout;',
+  'from and to bound a window with ISO 8601 instants; offset and limit page through a list; device is desktop, mobile or tablet.',
+  'Long lists are cut to keep answers short: an answer\'s next field says what was cut and how to get the rest (detail: "full", or the next offset).',
   'Numbers and verdicts (scores, check_deploy) are computed by Mallard: quote them rather than recomputing them.',
 ].join(' ');
 

@@ -10,7 +10,7 @@ import { AppError } from '../domain/errors.ts';
 import { knownPage } from '../features/pages/known-pages.ts';
 import { answerArgs, compactAnswer } from './answer-size.ts';
 import { checkArguments, inputSchemaOf, type InputParts } from './arguments.ts';
-import { annotationsOf, listedAnswer, listedArguments } from './listing.ts';
+import { annotationsOf, listedAnswer, listedArguments, type ArgumentNotes } from './listing.ts';
 import { addLinks, linkText, withLinkFields, type LinkSpec } from './dashboard-links.ts';
 import { siteOf, type McpSession } from './session.ts';
 
@@ -29,6 +29,10 @@ export interface ToolDef<P extends InputParts, D> {
   pageFields?: readonly string[];
   /** Where issue, session, alert and deploy ids sit in the answer: each gets a dashboard_url beside it. */
   links?: readonly LinkSpec[];
+  /** The listing's words for an argument where the route's are long or say what the tool's description says (null: none). */
+  argumentNotes?: ArgumentNotes;
+  /** The answer's fields the listing names (default: all): a write's record that a read tool lists, a record's headline fields. */
+  listedFields?: readonly string[];
   run(ctx: ServiceContext, input: ToolInput<P>): Promise<D>;
   summarize(data: D, input: ToolInput<P>): string;
 }
@@ -45,6 +49,7 @@ const objectSchema = (schema: TSchema) => ({ ...JSON.parse(JSON.stringify(schema
 
 export function defineTool<P extends InputParts, D>(def: ToolDef<P, D>): Tool {
   const takesSite = 'site_id' in inputSchemaOf(def.input).properties;
+  const inputSchema = listedArguments(def.name, inputSchemaOf(def.input), def.argumentNotes);
   return {
     name: def.name,
     write: def.write !== undefined,
@@ -52,8 +57,8 @@ export function defineTool<P extends InputParts, D>(def: ToolDef<P, D>): Tool {
       name: def.name,
       title: def.title,
       description: def.description,
-      inputSchema: listedArguments(def.name, inputSchemaOf(def.input)),
-      outputSchema: listedAnswer(def.name, withLinkFields(def.name, objectSchema(def.output), def.links ?? [])),
+      inputSchema,
+      outputSchema: listedAnswer(withLinkFields(def.name, objectSchema(def.output), def.links ?? []), Object.keys(inputSchema.properties), def.listedFields),
       annotations: annotationsOf(def.write),
     },
     async call(session, args) {

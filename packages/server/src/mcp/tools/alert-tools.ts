@@ -13,7 +13,8 @@ const alertLine = (a: Record<string, unknown>) =>
 export const listAlertsTool = defineTool({
   name: 'list_alerts',
   title: 'Alerts',
-  description: 'Alerts fired by the site\'s rules, most recently fired first; filter by status (active ones are fired, acknowledged and investigating).',
+  description: 'Alerts fired by the site\'s rules, latest first (active: fired, acknowledged, investigating).',
+  argumentNotes: { status: null },
   input: { query: ListAlertsQuery },
   output: AlertList,
   links: [{ at: 'alerts[]', kind: 'alert' }],
@@ -27,7 +28,12 @@ export const listAlertsTool = defineTool({
 export const getAlertTool = defineTool({
   name: 'get_alert',
   title: 'One alert',
-  description: 'One alert with its incident timeline (fired, notified, acknowledged, resolved...), the scores before and after, and the breakdown that fired it.',
+  description: 'One alert with its timeline, the scores before and after, and what fired it.',
+  listedFields: [
+    'id', 'rule_name', 'trigger_type', 'page', 'severity', 'status', 'message', 'score_before', 'score_after', 'condition_value', 'threshold', 'breakdown',
+    'fired_at', 'resolved_reason', 'timeline', 'dashboard_url',
+  ],
+  argumentNotes: { alert_id: null },
   input: { params: AlertParams, query: SiteQuery },
   output: AlertDetail,
   links: [{ at: '', kind: 'alert' }],
@@ -48,8 +54,10 @@ const Written = Type.Object({
 
 export const updateAlertTool = defineTool({
   name: 'update_alert',
-  title: 'Acknowledge, investigate or resolve an alert',
-  description: 'Move an alert along: acknowledged, investigating, or resolved (with an optional resolved_reason). The rule\'s channels are told. A retried call is safe: a status the alert already has changes nothing and tells no one again. The answer echoes what was written.',
+  title: 'Move an alert along',
+  description: 'Acknowledge, investigate or resolve an alert; the rule\'s channels are told. Answers the alert and written.',
+  argumentNotes: { alert_id: null, status: null, resolved_reason: 'only with status resolved' },
+  listedFields: ['id', 'message', 'status', 'written', 'dashboard_url'],
   input: { params: AlertParams, body: UpdateAlertBody },
   output: Type.Composite([AlertRecord, Type.Object({ written: Written })]),
   links: [{ at: '', kind: 'alert' }],

@@ -21,7 +21,8 @@ import { bullets, countsLine, lines, plural } from '../text.ts';
 export const elementHeatmapTool = defineTool({
   name: 'get_element_heatmap',
   title: 'Heatmap inside one element',
-  description: 'Where inside one element users struggled: up to 300 points (rx, ry from 0,0 top left to 1,1 bottom right) of rage clicks, dead clicks and clicks on disabled controls, most recent first; the text says how many of each and where they cluster.',
+  description: 'Where inside one element users struggled: points from 0,0 (top left) to 1,1, summed up in words.',
+  argumentNotes: { selector: 'CSS selector, as issues name it' },
   input: { query: ElementHeatmapQuery },
   output: ElementHeatmap,
   pageFields: ['page'],
@@ -40,7 +41,7 @@ export const elementHeatmapTool = defineTool({
 export const pageHeatmapTool = defineTool({
   name: 'get_page_heatmap',
   title: 'Heatmap of a page',
-  description: 'Where in the viewport users struggled on a page: up to 500 points (vx, vy from 0,0 top left to 1,1 bottom right, with the clicked element when known), most recent first; the text says how many of each signal, where they cluster and which elements were hit most.',
+  description: 'Where in the viewport users struggled on a page: points from 0,0 to 1,1, the elements hit most.',
   input: { query: PageHeatmapQuery },
   output: PageHeatmap,
   pageFields: ['page'],
@@ -54,7 +55,8 @@ export const pageHeatmapTool = defineTool({
 export const frictionMapTool = defineTool({
   name: 'get_friction_map',
   title: 'Friction journey map',
-  description: 'Page transitions where users struggled, heaviest first (at most 100 edges): for each from -> to, the sessions, the combined friction weight, the signals and up to 5 examples with their session ids.',
+  description: 'Page transitions where users struggled, heaviest first, with example session ids.',
+  argumentNotes: { limit: 'sessions analysed', min_friction_weight: 'leave out lighter edges', signal_type: null },
   input: { query: FrictionQuery },
   output: FrictionMap,
   links: [{ at: 'edges[].examples[]', kind: 'session', id: 'session_id' }],
@@ -68,7 +70,8 @@ export const frictionMapTool = defineTool({
 export const flowsTool = defineTool({
   name: 'get_flows',
   title: 'Page-to-page flows',
-  description: 'How users move between pages: page-to-page edges with their transition and session counts, busiest first.',
+  description: 'How users move between pages: page-to-page edges, busiest first.',
+  argumentNotes: { days: 'days back when from is not given' },
   input: { query: FlowsQuery },
   output: Flows,
   run: (ctx, input) => flows({ ctx, input }),
@@ -81,7 +84,8 @@ export const flowsTool = defineTool({
 export const sessionTool = defineTool({
   name: 'get_session',
   title: 'One session',
-  description: 'One session: timing, device, pages in order, signal counts, every event, and a plain-language narrative of what the user went through (no invented causes).',
+  description: 'One session in words: pages in order, signals, events and a narrative of what the user went through.',
+  argumentNotes: { session_id: '32 hex characters' },
   input: { query: SessionQuery },
   output: SessionTimeline,
   links: [{ at: 'session', kind: 'session', id: 'session_id' }],
@@ -115,8 +119,11 @@ const sessionLine = (s: SearchRow) => {
 export const findSessionsTool = defineTool({
   name: 'find_sessions',
   title: 'Find sessions',
-  // The filters are described once, by the arguments (docs/mcp.md, "Token budgets").
-  description: 'Sessions of a window (default the last 7 days, at most 90) matching the filters, most friction first by default. One line per session: its id (for get_session), start, duration, pages, friction weight (sum of signal weight x confidence) and top signals, conversion and a one-line summary.',
+  description: 'Search sessions (default the last 7 days), most friction first: ids for get_session, pages, signals, conversion, a summary.',
+  argumentNotes: {
+    page: 'a path, or a pattern with * wildcards', signal_type: 'e.g. rage_click', issue_id: 'sessions that met this issue', browser: 'e.g. Chrome',
+    converted: 'had a conversion event', has_clips: null, min_friction: 'least friction weight', sort: null,
+  },
   input: { query: SessionsSearchQuery },
   output: SessionSearchList,
   links: [{ at: 'sessions[]', kind: 'session', id: 'session_id' }],
@@ -144,7 +151,8 @@ function rawRowLine(row: Record<string, unknown>): string {
 export const rawTool = defineTool({
   name: 'query_raw',
   title: 'Raw rows',
-  description: 'Raw rows of one table of the site (events, signals, sessions, page_scores, score_history, ux_issues, deploys, alerts), sorted by a column; for questions the other tools do not answer.',
+  description: 'Raw rows of one table, for questions no other tool answers.',
+  argumentNotes: { table: 'events, signals, sessions, page_scores, score_history, ux_issues, deploys or alerts', sort: 'a column of the table', order: 'asc or desc (default)' },
   input: { query: RawQuery },
   output: RawRows,
   // A bulk read of visitors' data, audited as GET /v1/query/raw is (ctx.db is the main connection here).

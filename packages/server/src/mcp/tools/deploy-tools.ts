@@ -17,7 +17,8 @@ const deployLine = (d: { version: string; environment: string; deployed_at: stri
 export const listDeploysTool = defineTool({
   name: 'list_deploys',
   title: 'Deploys',
-  description: 'Deploys, newest first, each with the site\'s score when it was recorded (confusion_before) and after it (confusion_after, null until 5 minutes of post-deploy data) and their delta (positive is worse).',
+  description: 'Deploys, newest first, with the site score before and after each (null until scored) and delta (positive: worse).',
+  argumentNotes: { environment: null },
   input: { query: ListDeploysQuery },
   output: DeployList,
   links: [{ at: 'deploys[]', kind: 'deploy' }],
@@ -37,7 +38,9 @@ function pagesLine(d: { pages_before: { page: string; score: number }[]; pages_a
 export const getDeployTool = defineTool({
   name: 'get_deploy',
   title: 'One deploy',
-  description: 'One deploy with the per-page scores before and after it and its related issues: first those first seen within 48 hours after it (most severe first), then those verified against it.',
+  description: 'One deploy: page scores before and after, issues that appeared after it (first) or were verified against it.',
+  listedFields: ['id', 'version', 'environment', 'deployed_at', 'commit_sha', 'confusion_before', 'confusion_after', 'delta', 'pages_before', 'pages_after', 'related_issues', 'dashboard_url'],
+  argumentNotes: { deploy_id: null },
   input: { params: DeployParams, query: DeploySiteQuery },
   output: DeployDetail,
   links: [{ at: '', kind: 'deploy' }, { at: 'related_issues[]', kind: 'issue' }],
@@ -53,7 +56,8 @@ export const getDeployTool = defineTool({
 export const checkDeployTool = defineTool({
   name: 'check_deploy',
   title: 'Post-deploy check',
-  description: 'Did a deploy make things worse? Mallard compares each page\'s score after the deploy with its score before it: WARN when a page rose 5 points or more or a high-severity issue appeared after it, FAIL at 15 or more or when a critical issue appeared after it, else PASS (PENDING before any post-deploy score). Per page and overall, with the reasons. Default: the latest deploy to environment (default production).',
+  description: 'Did the last deploy make anything worse? Mallard\'s verdict per page and overall with reasons: FAIL if a page rose 15+ or a critical issue appeared, WARN at 5+ or a high one, else PASS (PENDING until scored).',
+  argumentNotes: { deploy_id: null, environment: 'without deploy_id: its latest deploy' },
   input: { query: CheckDeployQuery },
   output: DeployCheck,
   links: [{ at: 'deploy', kind: 'deploy' }, { at: 'new_critical_issues[]', kind: 'issue' }, { at: 'new_high_issues[]', kind: 'issue' }],
@@ -73,7 +77,12 @@ const RETRY_WINDOW_MS = 10 * MINUTE_MS;
 export const recordDeployTool = defineTool({
   name: 'record_deploy',
   title: 'Record a deploy',
-  description: 'Record a deploy (as CI would): Mallard keeps the site\'s score at this moment and fills in the score after it from 5 minutes on; a production deploy also starts verifying resolved issues. Then use check_deploy. A retried call is safe: the same version and environment recorded within 10 minutes is answered, not recorded again.',
+  description: 'Record a deploy as CI would, then check it with check_deploy.',
+  argumentNotes: {
+    version: null, environment: 'default production', deployed_at: 'ISO 8601 (default now)', commit_sha: null, author: null, pr_number: null, provider: null, url: null,
+    description: 'what changed',
+  },
+  listedFields: ['id', 'version', 'environment', 'deployed_at', 'confusion_before', 'already_recorded', 'dashboard_url'],
   input: { body: CreateDeployBody },
   output: Type.Composite([DeployRecord, Type.Object({ already_recorded: Type.Boolean({ description: 'true: this version was recorded for this environment within 10 minutes (a retried call): that deploy is answered, nothing was written' }) })]),
   links: [{ at: '', kind: 'deploy' }],
@@ -88,7 +97,8 @@ export const recordDeployTool = defineTool({
 export const addAnnotationTool = defineTool({
   name: 'add_annotation',
   title: 'Add an annotation',
-  description: 'Add a note to the site\'s timeline (or one page\'s): shown beside trends and in page detail, e.g. what a post-deploy check found. A retried call is safe: the same note from the same credential on the same page within 10 minutes is added once.',
+  description: 'Add a note to the site\'s (or a page\'s) timeline, e.g. what a check found.',
+  argumentNotes: { message: null, page: 'omit it for a site-wide note' },
   input: { body: CreateAnnotationBody },
   output: Type.Composite([AnnotationRecord, Type.Object({ repeated: Type.Boolean({ description: 'true: this credential added the same note here within 10 minutes (a retried call): that one is answered, nothing was added' }) })]),
   write: { idempotent: true },

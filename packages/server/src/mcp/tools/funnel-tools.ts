@@ -38,8 +38,12 @@ const percent = (rate: number) => `${Math.round(rate * 1000) / 10}%`;
 
 export const funnelTool = defineTool({
   name: 'get_funnel',
-  title: 'Funnel with the friction at each step',
-  description: 'Of the sessions that reached the first step, how many went on through each ordered step, the median time to the next step, and the friction at each: top signal types, open issues on the step\'s page, and how many of those who dropped met friction first.',
+  title: 'Funnel with its friction',
+  description: 'A funnel (steps or a saved funnel_id): how many went on at each step, how fast, and the friction where they dropped.',
+  argumentNotes: {
+    steps: '2-10 page patterns (/...) or event names',
+    funnel_id: 'a saved funnel, instead of steps', window_minutes: 'minutes from step 1 to the last',
+  },
   input: { query: GetFunnelInput },
   output: FunnelAnswer,
   links: [{ at: 'steps[].friction.issues[]', kind: 'issue' }],

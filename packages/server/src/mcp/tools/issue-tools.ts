@@ -24,8 +24,12 @@ function filtersOf(input: Record<string, unknown>): string {
 export const listIssuesTool = defineTool({
   name: 'list_issues',
   title: 'UX issues',
-  // The filters and sorts are described once, by the arguments (docs/mcp.md, "Token budgets").
-  description: 'UX issues (clusters of one signal type on one element of one page), by priority by default: those needing attention (open, triaged, in_progress, regressed) first, highest priority first (0-100 from users affected in 7 days, severity, signal weight and revenue at risk).',
+  description: 'UX issues (one kind of friction on one element of a page), needing attention first by priority (0-100).',
+  argumentNotes: {
+    status: null, severity: null, assigned_to: null, first_seen_from: null, first_seen_to: null, last_seen_from: null, last_seen_to: null,
+    attention: 'true: open, triaged, in_progress or regressed only', type: 'a signal type, e.g. rage_click', q: 'text in the title, label, selector or page',
+    sort: 'priority (default): needing attention first; the others: most first',
+  },
   input: { query: ListIssuesQuery },
   output: IssueList,
   links: [{ at: 'issues[]', kind: 'issue' }],
@@ -40,7 +44,12 @@ export const listIssuesTool = defineTool({
 export const getIssueTool = defineTool({
   name: 'get_issue',
   title: 'One issue',
-  description: 'One issue with its evidence (recent signals with their sessions), linked sessions, verification history after deploys, the deploy it may have come from, and its activity.',
+  description: 'One issue in full: evidence, linked sessions (ids for get_session), verifications, the deploy it may come from, activity.',
+  listedFields: [
+    'id', 'title', 'page', 'element_selector', 'type', 'severity', 'status', 'assigned_to', 'users_7d', 'revenue_at_risk_cents', 'priority', 'priority_reason',
+    'first_seen_at', 'last_seen_at', 'ticket', 'dashboard_url', 'evidence', 'linked_sessions', 'verifications', 'deploy_correlation', 'activity',
+  ],
+  argumentNotes: { issue_id: null },
   input: { params: IssueParams, query: SiteQuery },
   output: IssueDetail,
   links: [
@@ -83,7 +92,9 @@ function writtenLine(w: { status?: string; assigned_to?: string | null; severity
 export const updateIssueTool = defineTool({
   name: 'update_issue',
   title: 'Triage an issue',
-  description: 'Change an issue: status (open, triaged, in_progress, verified, resolved, ignored), a note, the assignee, or a severity set by hand. Give at least one of them. Resolved issues are verified against the next production deploy; ignored ones stop counting toward scores and alerts. A retried call is safe: the same note from the same credential within 10 minutes is added once. The answer echoes what was written.',
+  description: 'Triage an issue: status, note, assignee or severity (one at least). Answers the issue and written: what this call wrote.',
+  argumentNotes: { issue_id: null, status: null, note: null, assigned_to: 'null unassigns', severity: 'null: back to the computed one' },
+  listedFields: ['id', 'title', 'status', 'severity', 'assigned_to', 'priority', 'written', 'dashboard_url'],
   input: { params: IssueParams, query: SiteQuery, body: UpdateIssueBody },
   output: UpdateIssueAnswer,
   links: [{ at: '', kind: 'issue' }],

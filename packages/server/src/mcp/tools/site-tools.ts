@@ -27,7 +27,7 @@ const siteLine = (s: { id: string; name: string; url: string }) => `${s.name} ($
 export const listSitesTool = defineTool({
   name: 'list_sites',
   title: 'Sites',
-  description: 'The sites this credential can read, with the site_id each tool takes: every live site of the org for an org-level credential (a user, an org-wide key), only its own for a site-scoped key.',
+  description: 'The sites this credential can read, with the ids an org-level credential passes as site_id.',
   input: {},
   output: Type.Object({ sites: Type.Array(SiteEntry), total: Type.Integer() }),
   run: async (ctx) => {
@@ -43,7 +43,7 @@ export const listSitesTool = defineTool({
 export const whoamiTool = defineTool({
   name: 'whoami',
   title: 'Who am I',
-  description: 'The credential this connection uses: its org, its site (null for an org-level credential, which must pass site_id to every tool), its type and scopes, and the sites it can read (as list_sites).',
+  description: 'Who this connection is: org, own site (null if org-level), credential type, scopes, role, readable sites.',
   input: {},
   output: Type.Composite([Whoami, Type.Object({ sites: Type.Array(SiteEntry, { description: 'The sites this credential can read (as list_sites)' }) })]),
   run: async (ctx) => ({ ...whoami({ ctx }), sites: await siteDirectory({ ctx }) }),
@@ -56,8 +56,8 @@ export const whoamiTool = defineTool({
 
 export const siteContextTool = defineTool({
   name: 'get_site_context',
-  title: 'Site context (call this first)',
-  description: 'Call this first. One call that tells you the state of the site: overall score and trend, the worst pages, open issues, recent deploys, active alerts (those flagged mcp_channel were sent to you through the mcp alert channel), what to fix first and the revenue at risk. Lists are capped; the counts are true totals.',
+  title: 'Site context',
+  description: 'Call this first: the site\'s state, worst pages, issues by priority, deploys, active alerts (mcp_channel: sent to you), what to fix first, revenue at risk.',
   input: { query: SiteContextQuery },
   output: SiteContext,
   links: [
@@ -88,7 +88,7 @@ export const siteContextTool = defineTool({
 export const scoresTool = defineTool({
   name: 'get_scores',
   title: 'Site scores',
-  description: 'The site\'s confusion score summary: overall score (0 calm to 100 broken) and trend against its 7-day baseline, and every scored page, worst first.',
+  description: 'Which pages confuse users most: overall score (0 calm to 100 broken) and trend, every scored page worst first.',
   input: { query: SiteScoresQuery },
   output: SiteScores,
   run: (ctx, input) => getSiteScores({ ctx, input }),
@@ -102,7 +102,7 @@ export const scoresTool = defineTool({
 export const pageTool = defineTool({
   name: 'get_page',
   title: 'One page in detail',
-  description: 'One page: its score with the breakdown by signal, 7 days of history, the elements with the most friction, its active alerts and open issues, the site\'s recent deploys, annotations and budgets.',
+  description: 'Why a page confuses users: score by signal, history, worst elements, its issues, alerts and recent deploys.',
   input: { query: PageQuery },
   output: PageDetail,
   links: [{ at: 'issues[]', kind: 'issue' }, { at: 'active_alerts[]', kind: 'alert' }, { at: 'recent_deploys[]', kind: 'deploy' }],
@@ -111,7 +111,8 @@ export const pageTool = defineTool({
   summarize: (d) => {
     const s = d.score as Row | null;
     return lines(
-      s ? `${d.page}: score ${s.score} (${s.duck_state}), trend ${s.trend}, ${s.active_users} active users, ${s.affected_users} affected${s.dominant_signal ? `; mostly ${s.dominant_signal}` : ''}.`
+      // The users come with their window, as every count of users does (DESIGN, "Scores and states").
+      s ? `${d.page}: score ${s.score} (${s.duck_state}), trend ${s.trend}, ${s.active_users} active users, ${s.affected_users} affected (${s.window_start} to ${s.window_end})${s.dominant_signal ? `; mostly ${s.dominant_signal}` : ''}.`
         : `${d.page}: seen but not scored yet (fewer than 3 active users).`,
       d.elements.length > 0 && 'Elements with the most friction:',
       bullets(d.elements, (e) => `${e.element_selector}${e.label ? ` '${e.label}'` : ''}: ${e.signal_count} signals (${countsLine(e.signals)}), ${plural(e.affected_users, 'user')}`, 'elements', d.elements.length, 5),
@@ -125,7 +126,8 @@ export const pageTool = defineTool({
 export const trendsTool = defineTool({
   name: 'get_trends',
   title: 'Score trends',
-  description: 'Score history, newest first: one page\'s (page) or the whole site\'s, over the last `days` days, with the annotations of that time.',
+  description: 'Better or worse over time: score history of a page (or the site), newest first, with annotations.',
+  argumentNotes: { page: 'omit it for the whole site', days: null },
   input: { query: TrendsQuery },
   output: Trends,
   pageFields: ['page'],
@@ -146,7 +148,8 @@ export const trendsTool = defineTool({
 export const compareTool = defineTool({
   name: 'compare_pages',
   title: 'Compare two pages',
-  description: 'Two pages side by side (score, trend, users, open issues, breakdown) and their differences (a - b).',
+  description: 'Two pages side by side (score, trend, users, issues) and their difference (a - b).',
+  argumentNotes: { a: null, b: null },
   input: { query: CompareQuery },
   output: Comparison,
   pageFields: ['a', 'b'],
@@ -159,8 +162,8 @@ export const compareTool = defineTool({
 
 export const elementsTool = defineTool({
   name: 'get_elements',
-  title: 'Elements with the most friction',
-  description: 'The elements of a page with the most friction signals (the last 7 days, or a from/to window, optionally one device class): each with its signals, dominant signal, users affected and a recommendation.',
+  title: 'Elements with friction',
+  description: 'A page\'s elements with the most friction: signals, users affected and a recommendation each.',
   input: { query: ElementsQuery },
   output: Elements,
   pageFields: ['page'],
@@ -174,7 +177,7 @@ export const elementsTool = defineTool({
 export const recommendationsTool = defineTool({
   name: 'get_recommendations',
   title: 'What to fix first',
-  description: 'What to fix first: the issues needing attention (open, triaged, in_progress, regressed) by priority, 0-100 from users affected in 7 days, severity, signal weight and revenue at risk (the order list_issues and get_site_context use), each with a concrete recommendation.',
+  description: 'What to fix first: issues needing attention by priority (0-100), each with its reason and a fix.',
   input: { query: RecommendationsQuery },
   output: Recommendations,
   links: [{ at: 'recommendations[]', kind: 'issue', id: 'issue_id' }],
@@ -188,7 +191,7 @@ export const recommendationsTool = defineTool({
 export const revenueTool = defineTool({
   name: 'get_revenue',
   title: 'Revenue at risk',
-  description: 'The monthly revenue at risk across open issues: the conversion gap between sessions that hit each issue and calm sessions, times their value. Needs conversion tracking (track() events).',
+  description: 'Revenue at risk a month per open issue, from conversion gaps (needs conversion events).',
   input: { query: RevenueQuery },
   output: RevenueAtRisk,
   links: [{ at: 'issues[]', kind: 'issue', id: 'issue_id' }],
