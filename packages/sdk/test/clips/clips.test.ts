@@ -27,7 +27,7 @@ if (!chromiumAvailable) {
 const PLANTED = [
   'ZEBRATITLE0', 'ZEBRATEXT1', 'OKAPITITLE2', 'ZEBRATEXT3', 'OKAPIPLACEHOLDER4', 'QUOKKAPREFILLED5', 'NARWHALALT6',
   'NARWHALTITLE7', 'AXOLOTLBLOCK8', 'AXOLOTLVALUE9', 'OKAPIARIA10', 'TAPIRQUERY11', 'PANGOLINMUTATION12', 'AXOLOTLLATER13',
-  'QUOKKATYPED14', 'AXOLOTLTYPED15', 'TAPIRPAGEQ16', 'OKAPIOPTION17', 'QUOKKANOTE18',
+  'QUOKKATYPED14', 'AXOLOTLTYPED15', 'TAPIRPAGEQ16', 'OKAPIOPTION17', 'QUOKKANOTE18', 'WOMBATFILE19', 'WOMBATHIDDEN20',
 ];
 
 const GIF = 'data:image/gif;base64,R0lGODlhAQABAAAAACw=';
@@ -39,6 +39,7 @@ const CHECKOUT = `<!doctype html><html><head><meta charset="utf-8"><title>Checko
 <p title="OKAPITITLE2">Deliver to Ann ZEBRATEXT3</p>
 <label>Name <input id="name" placeholder="OKAPIPLACEHOLDER4" value="QUOKKAPREFILLED5"></label>
 <textarea id="note"></textarea>
+<input type="file" id="doc"><input type="hidden" name="csrf" value="WOMBATHIDDEN20">
 <select id="size"><option value="OKAPIOPTION17">OKAPIOPTION17</option></select>
 <img id="photo" alt="NARWHALALT6" title="NARWHALTITLE7" src="${GIF}" width="40" height="40">
 <div id="vault" data-mallard-block><p>AXOLOTLBLOCK8</p><input id="card" value="AXOLOTLVALUE9"></div>
@@ -109,6 +110,7 @@ describe.skipIf(!chromiumAvailable)('friction clips in Chromium', () => {
     await user.type('#name', 'QUOKKATYPED14');
     await user.type('#note', 'QUOKKANOTE18');
     await user.type('#card', 'AXOLOTLTYPED15');
+    await page.setInputFiles('#doc', { name: 'WOMBATFILE19.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4') });
     await pause(300);
     await user.clicks('#broken', 4, 150);
     await eventually(() => expect(clipsOf(key)).toHaveLength(1));
