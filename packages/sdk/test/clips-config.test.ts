@@ -82,6 +82,8 @@ describe('privacy', () => {
     scrubEvent(meta, p, nodeOf);
     expect(meta.data.href).toBe('https://shop.example/checkout');
     expect(stripQuery('/a#b?c')).toBe('/a');
+    expect(stripQuery('mailto:ann@example.com?subject=hi')).toBe('mailto:');
+    expect(stripQuery(' TEL:+44 20 7946 0000')).toBe('TEL:');
   });
 });
 

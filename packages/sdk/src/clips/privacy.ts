@@ -56,9 +56,13 @@ function inputShown(el: Element | null, unmasked: (el: Element | null) => boolea
   return unmasked(el) && type !== 'password' && type !== 'file';
 }
 
-/** origin + path of a URL; relative URLs keep their path. */
+/**
+ * origin + path of a URL (relative URLs keep their path); an address link (mailto:, tel:,
+ * sms:) keeps only its scheme: the rest is a person's address or number.
+ */
 export function stripQuery(url: string): string {
-  return url.replace(/[?#][\s\S]*$/, '');
+  const scheme = /^\s*(mailto|tel|sms|callto):/i.exec(url);
+  return scheme ? `${scheme[1]}:` : url.replace(/[?#][\s\S]*$/, '');
 }
 
 interface SerializedNode { id?: number; type?: number; tagName?: string; attributes?: Record<string, unknown>; childNodes?: SerializedNode[] }
