@@ -28,6 +28,8 @@ describe('privacy', () => {
     expect(p.maskTextFn('Hello', null)).toBe('*****');
     expect(p.maskInputFn('shoes', el('q'))).toBe('shoes');
     expect(p.maskInputFn('hunter2', el('pw'))).toBe('*******');
+    el('q').setAttribute('type', 'file');
+    expect(p.maskInputFn('C:\\fakepath\\cv.pdf', el('q'))).toBe('*'.repeat(18));
     expect(p.unmasked(el('blocked'))).toBe(false);
     expect(privacy({}, document).maskInputFn('shoes', el('q'))).toBe('*****');
   });
@@ -37,7 +39,7 @@ describe('privacy', () => {
     expect(validSelectors('.a', document)).toEqual([]);
   });
 
-  it('masks text attributes in full snapshots and mutations, strips link queries and the page URL query', () => {
+  it('masks text attributes in full snapshots and mutations, input events, strips link queries and the page URL query', () => {
     html('<div class="public"><a id="open" title="Open title">x</a></div><button id="b" title="Secret title">x</button>');
     const p = privacy({ unmask: ['.public'] }, document);
     const nodes = new Map<number, Node>([[1, document.getElementById('b')!], [2, document.getElementById('open')!]]);
@@ -70,10 +72,18 @@ describe('privacy', () => {
       { id: 2, attributes: { title: 'Open again', href: '/x' } },
     ]);
 
+    html('<div class="public"><input id="q"><input id="f" type="file"></div><input id="n">');
+    const inputs = new Map<number, Node>([[1, document.getElementById('q')!], [2, document.getElementById('f')!], [3, document.getElementById('n')!]]);
+    const typed = [1, 2, 3].map((id) => ({ type: 3, data: { source: 5, id, text: id === 2 ? 'C:\\fakepath\\cv.pdf' : 'shoes', isChecked: false } }));
+    for (const e of typed) scrubEvent(e, p, (id) => inputs.get(id) ?? null);
+    expect(typed.map((e) => e.data.text)).toEqual(['shoes', '*'.repeat(18), '*****']);
+
     const meta = { type: 4, data: { href: 'https://shop.example/checkout?email=ann@example.com#top', width: 1280, height: 720 } };
     scrubEvent(meta, p, nodeOf);
     expect(meta.data.href).toBe('https://shop.example/checkout');
     expect(stripQuery('/a#b?c')).toBe('/a');
+    expect(stripQuery('mailto:ann@example.com?subject=hi')).toBe('mailto:');
+    expect(stripQuery(' TEL:+44 20 7946 0000')).toBe('TEL:');
   });
 });
 

@@ -6,7 +6,7 @@
 /** `clips` in `GET /v1/sdk-config` (DESIGN.md Contracts, Clips). */
 export interface ClipsConfig {
   enabled?: boolean;
-  /** CSS selectors whose text (and input values, passwords excepted) is recorded unmasked. */
+  /** CSS selectors whose text (and input values, passwords and file names excepted) is recorded unmasked. */
   unmask?: string[];
   /** Record images, pictures, video and audio instead of blocking them. */
   allow_media?: boolean;

@@ -1,7 +1,7 @@
 // What the recorder may see, decided in the browser before anything leaves (Sentry replay's
 // defaults): every text masked, every input masked, media and frames blocked, and
 // `data-mallard-block` subtrees never recorded whatever the config says. The site's `unmask`
-// selectors let chosen text and input values (never passwords) through; `allow_media` lets
+// selectors let chosen text and input values (never passwords or file names) through; `allow_media` lets
 // images, video and audio through. rrweb masks text nodes and input values; the attributes that
 // carry text (title, alt, placeholder, aria-label, a button's value...) are masked here, in
 // every event, and links lose their query string and fragment (tokens live there).
@@ -46,13 +46,23 @@ export function privacy(config: ClipsConfig, doc: Document): Privacy {
     blockSelector: [BLOCK, FRAMES, ...(config.allow_media === true ? [] : [MEDIA])].join(','),
     unmasked,
     maskTextFn: (text, el) => (unmasked(el) ? text : mask(text)),
-    maskInputFn: (text, el) => (unmasked(el) && (el as HTMLInputElement).type !== 'password' ? text : '*'.repeat(text.length)),
+    maskInputFn: (text, el) => (inputShown(el, unmasked) ? text : '*'.repeat(text.length)),
   };
 }
 
-/** origin + path of a URL; relative URLs keep their path. */
+/** Whether an input's value may be recorded: under an unmask selector, and never a password or a file name. */
+function inputShown(el: Element | null, unmasked: (el: Element | null) => boolean): boolean {
+  const type = (el as HTMLInputElement | null)?.type;
+  return unmasked(el) && type !== 'password' && type !== 'file';
+}
+
+/**
+ * origin + path of a URL (relative URLs keep their path); an address link (mailto:, tel:,
+ * sms:) keeps only its scheme: the rest is a person's address or number.
+ */
 export function stripQuery(url: string): string {
-  return url.replace(/[?#][\s\S]*$/, '');
+  const scheme = /^\s*(mailto|tel|sms|callto):/i.exec(url);
+  return scheme ? `${scheme[1]}:` : url.replace(/[?#][\s\S]*$/, '');
 }
 
 interface SerializedNode { id?: number; type?: number; tagName?: string; attributes?: Record<string, unknown>; childNodes?: SerializedNode[] }
@@ -86,6 +96,11 @@ export function scrubEvent(event: { type: number; data: unknown }, p: Pick<Priva
   };
   if (event.type === 4 && typeof data.href === 'string') data.href = stripQuery(data.href);
   if (event.type === 2) walk(data.node);
+  // IncrementalSnapshot with source Input (5): rrweb masks the input types it knows, not a
+  // file input's `C:\fakepath\<file name>`; every value is masked here again (idempotent).
+  if (event.type === 3 && data.source === 5 && typeof data.text === 'string') {
+    if (!inputShown(nodeOf(data.id) as Element | null, p.unmasked)) data.text = '*'.repeat(data.text.length);
+  }
   // IncrementalSnapshot with source Mutation (0).
   if (event.type === 3 && data.source === 0) {
     (data.adds as { node: SerializedNode }[] | undefined)?.forEach((add) => walk(add.node));

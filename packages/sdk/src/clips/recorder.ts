@@ -18,6 +18,8 @@ const SETTLE_MS = 2000;
 export function startClips(host: ClipsHost, win: Window = window): () => void {
   const doc = win.document;
   const config = host.config ?? {};
+  // The site's budget is spent for today: nothing would be sent, so nothing is recorded.
+  if (config.accepting === false) return () => undefined;
   const rules = privacy(config, doc);
   const plan = new ClipPlan(config.full_elements);
   const buffer = new ClipBuffer();
@@ -30,8 +32,8 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
     timers.add(timer);
   };
   const store = () => { try { return win.localStorage; } catch { return null; } };
-  let clipsOn = config.accepting !== false;
-  let snapshotsOn = config.accepting !== false;
+  let clipsOn = true;
+  let snapshotsOn = true;
   let stopped = false;
   /** Set while a page snapshot is taken: collects its Meta and FullSnapshot events. */
   let capture: RecordedEvent[] | null = null;
@@ -49,6 +51,8 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
       if (fields.kind === 'clip') clipsOn = false;
       else snapshotsOn = false;
     }
+    // Nothing left to send: the recording stops too.
+    if (!clipsOn && !snapshotsOn) stop();
     return outcome;
   };
 
@@ -137,7 +141,7 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
   });
   const unsubscribe = host.on(onSignal);
 
-  return () => {
+  function stop() {
     if (stopped) return;
     stopped = true;
     unsubscribe();
@@ -146,5 +150,6 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
     timers.forEach((timer) => clearTimeout(timer));
     timers.clear();
     buffer.clear();
-  };
+  }
+  return stop;
 }

@@ -27,7 +27,8 @@ if (!chromiumAvailable) {
 const PLANTED = [
   'ZEBRATITLE0', 'ZEBRATEXT1', 'OKAPITITLE2', 'ZEBRATEXT3', 'OKAPIPLACEHOLDER4', 'QUOKKAPREFILLED5', 'NARWHALALT6',
   'NARWHALTITLE7', 'AXOLOTLBLOCK8', 'AXOLOTLVALUE9', 'OKAPIARIA10', 'TAPIRQUERY11', 'PANGOLINMUTATION12', 'AXOLOTLLATER13',
-  'QUOKKATYPED14', 'AXOLOTLTYPED15', 'TAPIRPAGEQ16', 'OKAPIOPTION17', 'QUOKKANOTE18',
+  'QUOKKATYPED14', 'AXOLOTLTYPED15', 'TAPIRPAGEQ16', 'OKAPIOPTION17', 'QUOKKANOTE18', 'WOMBATFILE19', 'WOMBATHIDDEN20',
+  'WOMBATMAIL21', 'NUMBAT_SHADOW22', 'NUMBATEDITED23',
 ];
 
 const GIF = 'data:image/gif;base64,R0lGODlhAQABAAAAACw=';
@@ -39,17 +40,20 @@ const CHECKOUT = `<!doctype html><html><head><meta charset="utf-8"><title>Checko
 <p title="OKAPITITLE2">Deliver to Ann ZEBRATEXT3</p>
 <label>Name <input id="name" placeholder="OKAPIPLACEHOLDER4" value="QUOKKAPREFILLED5"></label>
 <textarea id="note"></textarea>
+<input type="file" id="doc"><input type="hidden" name="csrf" value="WOMBATHIDDEN20">
 <select id="size"><option value="OKAPIOPTION17">OKAPIOPTION17</option></select>
 <img id="photo" alt="NARWHALALT6" title="NARWHALTITLE7" src="${GIF}" width="40" height="40">
 <div id="vault" data-mallard-block><p>AXOLOTLBLOCK8</p><input id="card" value="AXOLOTLVALUE9"></div>
 <button id="broken" aria-label="Pay OKAPIARIA10">Pay now</button>
-<a id="terms" href="/other?token=TAPIRQUERY11">Terms</a>
+<a id="terms" href="/other?token=TAPIRQUERY11">Terms</a> <a href="mailto:WOMBATMAIL21@example.com">Mail us</a>
+<div id="host"></div><div id="editor" contenteditable="true">Draft</div>
 <div id="status"></div>
 <div class="tall"></div>
 <script>setTimeout(() => {
   document.getElementById('status').textContent = 'PANGOLINMUTATION12';
   document.querySelector('#vault p').textContent = 'AXOLOTLLATER13';
-}, 300);</script>
+}, 300);
+document.getElementById('host').attachShadow({ mode: 'open' }).innerHTML = '<p>NUMBAT_SHADOW22</p>';</script>
 </body></html>`;
 const OTHER = `<!doctype html><html><head><title>Other</title><script async src="{{MALLARD}}/sdk.js" data-key="{{KEY}}"></script></head>
 <body><p>Another page</p><button id="broken">Nothing</button></body></html>`;
@@ -109,6 +113,8 @@ describe.skipIf(!chromiumAvailable)('friction clips in Chromium', () => {
     await user.type('#name', 'QUOKKATYPED14');
     await user.type('#note', 'QUOKKANOTE18');
     await user.type('#card', 'AXOLOTLTYPED15');
+    await user.type('#editor', ' NUMBATEDITED23');
+    await page.setInputFiles('#doc', { name: 'WOMBATFILE19.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4') });
     await pause(300);
     await user.clicks('#broken', 4, 150);
     await eventually(() => expect(clipsOf(key)).toHaveLength(1));
@@ -142,8 +148,11 @@ describe.skipIf(!chromiumAvailable)('friction clips in Chromium', () => {
       expect(upload.text).toContain('"******* ** *** **********"');
       for (const planted of PLANTED) expect(upload.text, `${planted} in a ${upload.body.kind}`).not.toContain(planted);
     }
-    // The typed text reached the recording as masked input events.
+    // The typed text reached the recording as masked input events, the shadow root's text and
+    // the edited text as masked nodes (so the planted strings were there to find).
     expect(clip.text).toMatch(/"text":"\*{10,}"/);
+    expect(clip.text).toContain('"isShadow":true');
+    expect(clip.text).toMatch(/"\*{5} \*{14}"|"\*{14}"/);
     await close(context);
   });
 
