@@ -97,11 +97,14 @@ export async function clipIngestRoutes(app: App) {
     reply.code(202);
     if (!DEVELOPMENT_ENVIRONMENTS.has(environment) && isBotUserAgent(userAgent)) return ok({ id: upload.id, stored: false, bytes: 0 });
 
-    const { pageGroups } = await loadIngestSettings(store.db, site.id, environment);
+    // Reads of committed rows (the SDK sends its events before the clip) go to the read pool,
+    // so they never queue behind ingest's writes on the main connection; only the storing
+    // transaction (which checks for a duplicate again) takes it.
+    const { pageGroups } = await loadIngestSettings(store.readDb, site.id, environment);
     const page = clipPage(upload.page, pageGroups);
-    const refs = await findReferences(store.db, site.id, upload);
+    const refs = await findReferences(store.readDb, site.id, upload);
     // A retry of a stored upload is answered before its events are compressed again.
-    const earlier = await storedClip(store.db, site.id, upload.id);
+    const earlier = await storedClip(store.readDb, site.id, upload.id);
     if (earlier) return ok({ id: upload.id, stored: false, reason: 'duplicate', clip_id: earlier.id, bytes: earlier.bytes });
     const clip = await prepareClip(upload, { siteId: site.id, page, device: deviceClass(userAgent), refs });
     const outcome = await storeClip(store.db, clip, now);
