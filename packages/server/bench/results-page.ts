@@ -11,6 +11,7 @@ export const BASELINES: Readonly<Record<string, string>> = {
   deploys: 'the after-score refresh of 60 deploys against that of 1, on the same rows',
   dashboard: 'a warm load (cached assets) against a cold one, in the same browser',
   stall: 'ingest alone, against ingest beside heavy reads on the same server (read pool off and on)',
+  clips: 'ingest alone, against ingest beside friction clip uploads on the same server',
   reads: 'a bare Fastify route in the same run, at each dataset size',
   sessions: 'a bare Fastify route in the same run, at each dataset size',
   funnel: 'a bare Fastify route in the same run, at each dataset size',

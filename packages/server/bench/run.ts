@@ -10,6 +10,8 @@ const benches: Record<string, (argv: string[]) => Promise<string>> = {
   pipeline: async () => (await import('./pipeline.ts')).runPipelineBench(),
   dashboard: async () => (await import('./dashboard.ts')).runDashboardBench(),
   stall: async () => (await import('./stall.ts')).runStallBench(),
+  // What friction clip uploads (issue 28) cost ordinary ingest beside them.
+  clips: async () => (await import('./clips.ts')).runClipsBench(),
   deploys: async () => (await import('./deploys.ts')).runDeploysBench(),
   elements: async () => (await import('./elements.ts')).runElementsBench(),
   reads: async (argv) => (await import('./reads.ts')).runReadsBench(argv),

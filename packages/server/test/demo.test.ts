@@ -119,6 +119,12 @@ describe('first start with the demo (SQLite, empty data dir)', () => {
     expect(scores.headline).toMatch(/^(alert|flustered|critical|watching): /);
   });
 
+  it('records friction clips: the SDK config the demo pages fetch has clips on, filed under the browser\'s device class', async () => {
+    const res = await served.server.app.inject({ method: 'GET', url: `/v1/sdk-config?key=${creds.keys.publishable}`, headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data.clips).toMatchObject({ enabled: true, unmask: [], allow_media: false, accepting: true, device: 'desktop' });
+  });
+
   it('has its checkout funnel saved, and every step of it has traffic, with the planted checkout friction where people drop', async () => {
     const { funnels } = await data(`/v1/manage/funnels?site_id=${creds.site_id}`);
     expect(funnels.map((f: { name: string; steps: string[]; window_minutes: number }) => [f.name, f.steps, f.window_minutes]))

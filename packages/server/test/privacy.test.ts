@@ -90,7 +90,7 @@ eachDialect('privacy requests', ({ name, skip }) => {
     const otherErase = await eraseBy(`visitor_id=${ANA_VID}`, b.jwt);
     expect(otherErase.statusCode).toBe(404);
     // B erasing "its own" subject with that visitor id touches nothing of A.
-    expect((await eraseBy(`visitor_id=${ANA_VID}`, b.jwt, b.site_id)).json().data.erased).toEqual({ sessions: 0, events: 0, signals: 0, issue_evidence: 0 });
+    expect((await eraseBy(`visitor_id=${ANA_VID}`, b.jwt, b.site_id)).json().data.erased).toEqual({ sessions: 0, events: 0, signals: 0, issue_evidence: 0, clips: 0 });
     expect(await count('sessions', ANA_SIDS)).toBe(2);
     for (const query of ['', `visitor_id=${ANA_VID}&user_ref=${USER_REF}`]) {
       const res = await eraseBy(query);
@@ -103,7 +103,7 @@ eachDialect('privacy requests', ({ name, skip }) => {
     const issuesBefore = await h.store.db.selectFrom('ux_issues').select(['id', 'signal_count', 'session_count']).where('site_id', '=', a.site_id).execute();
     const expected = {
       sessions: await count('sessions', ANA_SIDS), events: await count('events', ANA_SIDS),
-      signals: await count('signals', ANA_SIDS), issue_evidence: await evidence(ANA_SIDS),
+      signals: await count('signals', ANA_SIDS), issue_evidence: await evidence(ANA_SIDS), clips: 0,
     };
     const boBefore = { events: await count('events', BO_SIDS), evidence: await evidence(BO_SIDS) };
     const res = await eraseBy(`user_ref=${USER_REF}`);
@@ -120,7 +120,7 @@ eachDialect('privacy requests', ({ name, skip }) => {
 
     const again = await eraseBy(`visitor_id=${ANA_VID}`);
     expect(again.statusCode).toBe(200);
-    expect(again.json().data.erased).toEqual({ sessions: 0, events: 0, signals: 0, issue_evidence: 0 });
+    expect(again.json().data.erased).toEqual({ sessions: 0, events: 0, signals: 0, issue_evidence: 0, clips: 0 });
   });
 
   it.skipIf(skip)('every request is audited with a keyed hash of the subject, never the identifier itself', async () => {

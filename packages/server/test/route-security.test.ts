@@ -110,7 +110,7 @@ eachDialect('route security', ({ name: dialect }) => {
       const where = `${method} ${url}`;
       // The MCP endpoint reads what /query reads, so it is on the query surface (docs/api.md).
       const surface = url.startsWith('/v1/query/') || url === '/v1/mcp' ? 'query' : url.startsWith('/v1/manage/') ? 'manage'
-        : url.startsWith('/v1/auth/') ? 'auth' : url === '/v1/ingest' && method === 'POST' ? 'ingest' : 'public';
+        : url.startsWith('/v1/auth/') ? 'auth' : (url === '/v1/ingest' || url === '/v1/ingest/clips') && method === 'POST' ? 'ingest' : 'public';
       expect(access.surface, where).toBe(surface);
       if (surface === 'query') expect(access, where).toMatchObject({ scopes: ['query:read', 'mcp:read'], role: 'viewer' });
       if (surface === 'manage') {

@@ -23,7 +23,7 @@ eachDialect('public SDK config', ({ name, skip }) => {
     expect(res.json()).toEqual({
       data: {
         site_id: org.site_id, environment: 'production', sample_rate: 1, signals: {}, ignore_selectors: [], page_groups: [],
-        privacy: { respect_dnt: false, require_consent: false, cookieless: false }, updated_at: null,
+        privacy: { respect_dnt: false, require_consent: false, cookieless: false }, updated_at: null, clips: { enabled: false },
       },
       error: null,
     });
@@ -59,7 +59,7 @@ eachDialect('public SDK config', ({ name, skip }) => {
       site_id: org.site_id, environment: 'production', sample_rate: 0.5,
       signals: { rage_click: { enabled: true, threshold: 4 } }, ignore_selectors: ['.chat-widget'],
       page_groups: [{ match: '^/orders/[^/]+$', page: '/orders/:id' }],
-      privacy: { respect_dnt: true, require_consent: false, cookieless: false }, updated_at: productionAt,
+      privacy: { respect_dnt: true, require_consent: false, cookieless: false }, updated_at: productionAt, clips: { enabled: false },
     });
     for (const notPublic of ['revenue_config', 'signal_weights', 'verification_environments', '9900', '4900', 'order_paid', 'dead_click']) {
       expect(production.body).not.toContain(notPublic);
@@ -71,7 +71,7 @@ eachDialect('public SDK config', ({ name, skip }) => {
       site_id: org.site_id, environment: 'staging', sample_rate: 1,
       signals: { rage_click: { enabled: true, threshold: 4 } }, ignore_selectors: ['.chat-widget'],
       page_groups: [{ match: '^/orders/[^/]+$', page: '/orders/:id' }],
-      privacy: { respect_dnt: false, require_consent: false, cookieless: true }, updated_at: stagingAt,
+      privacy: { respect_dnt: false, require_consent: false, cookieless: true }, updated_at: stagingAt, clips: { enabled: false },
     });
     expect(staging.body).not.toContain('9900');
 

@@ -98,7 +98,7 @@ eachDialect('sessions search', ({ name }) => {
     expect(a).toEqual({
       session_id: S.A, started_at: iso(start), ended_at: iso(start + 60 * SEC), duration_ms: 60_000,
       pages: ['/cart', '/checkout'], page_count: 2, signals: { rage_click: 1 }, signal_count: 1, friction_weight: 22.5,
-      converted: true, device: 'desktop', browser: 'Chrome',
+      converted: true, device: 'desktop', browser: 'Chrome', clips: 0,
       summary: "2 pages from /cart to /checkout in 1 min; on /checkout the user clicked 'Pay now' (button.pay) 4 times in 1.2 s with no response; converted.",
     });
     expect(all.sessions.map((s: { friction_weight: number }) => s.friction_weight)).toEqual([24, 22.5, 20, 0]);

@@ -51,6 +51,9 @@ eachDialect('sites', ({ name, skip }) => {
       retention_days: null,
       effective_retention_days: 90,
       max_retention_days: 90,
+      // Clips and snapshots (issue 28): kept 30 days, 50 MiB a day.
+      clip_retention_days: 30,
+      clip_daily_bytes: 50 * 1024 * 1024,
       created_at: new Date(h.clock.now()).toISOString(),
       updated_at: new Date(h.clock.now()).toISOString(),
     });

@@ -11,6 +11,21 @@ export const RevenueConfig = Type.Object({
   conversion_events: Type.Optional(Type.Array(Name, { maxItems: 50, uniqueItems: true })),
 }, { additionalProperties: false });
 
+/** Most unmask selectors a config lists, and the longest one. */
+export const CLIPS_UNMASK_MAX = 50;
+export const CLIPS_SELECTOR_MAX_LENGTH = 256;
+
+/** Friction clips and page snapshots (issue 28): off unless a site turns them on. */
+export const ClipsConfig = Type.Object({
+  enabled: Type.Boolean({ description: 'Record friction clips and page snapshots in browsers of this environment (default false)' }),
+  unmask: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: CLIPS_SELECTOR_MAX_LENGTH }), {
+    maxItems: CLIPS_UNMASK_MAX, uniqueItems: true,
+    description: `CSS selectors whose text and inputs are recorded unmasked (at most ${CLIPS_UNMASK_MAX}, each at most ${CLIPS_SELECTOR_MAX_LENGTH} characters); everything else is masked in the browser. Elements marked data-mallard-block are never recorded`,
+  })),
+  allow_media: Type.Optional(Type.Boolean({ description: 'Record images, video, canvas and iframes (default false: blocked)' })),
+}, { additionalProperties: false });
+export type ClipsConfig = Static<typeof ClipsConfig>;
+
 /** Every setting, each optional; in a PATCH a key set to null is removed. */
 export const SdkConfigPatch = Type.Object({
   revenue_config: Type.Optional(Type.Union([RevenueConfig, Type.Null()])),
@@ -31,6 +46,7 @@ export const SdkConfigPatch = Type.Object({
     cookieless: Type.Optional(Type.Boolean()),
   }, { additionalProperties: false }), Type.Null()])),
   verification_environments: Type.Optional(Type.Union([Type.Array(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$' }), { maxItems: 20 }), Type.Null()])),
+  clips: Type.Optional(Type.Union([ClipsConfig, Type.Null()])),
 }, { additionalProperties: false, minProperties: 1 });
 export type SdkConfigPatch = Static<typeof SdkConfigPatch>;
 export type SdkConfig = { [K in keyof SdkConfigPatch]?: Exclude<SdkConfigPatch[K], null> };

@@ -1,6 +1,8 @@
 // Every feature's routes, under /v1 except the health probes, the SDK script and the dashboard.
 import type { App } from '../http/app-types.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
+import { clipIngestRoutes } from './clips/ingest-routes.ts';
+import { clipRoutes } from './clips/routes.ts';
 import { annotationRoutes } from './annotations/routes.ts';
 import { auditLogRoutes } from './audit-log/routes.ts';
 import { privacyRoutes } from './privacy/routes.ts';
@@ -40,15 +42,16 @@ export async function registerFeatures(app: App) {
   await app.register(async (v1: App) => {
     for (const routes of [
       funRoutes, authRoutes, ssoRoutes, twoFactorRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes, auditLogRoutes, privacyRoutes,
-      sessionRoutes, heatmapRoutes, journeyRoutes, funnelRoutes, rawRoutes,
+      sessionRoutes, clipRoutes, heatmapRoutes, journeyRoutes, funnelRoutes, rawRoutes,
       scoreRoutes, deployRoutes, annotationRoutes,
       issueRoutes, revenueRoutes, sdkConfigRoutes,
       alertRuleRoutes, alertRoutes, webhookRoutes, integrationRoutes, ticketRoutes, mcpContextRoutes,
     ]) {
       await v1.register(routes);
     }
-    // Ingest and the public SDK config have open CORS (and ingest its own parsers), each in its own scope.
+    // Ingest, clip uploads and the public SDK config have open CORS (and the uploads their own parsers), each in its own scope.
     await v1.register(ingestRoutes);
+    await v1.register(clipIngestRoutes);
     await v1.register(publicSdkConfigRoutes);
   }, { prefix: '/v1' });
 }

@@ -44,6 +44,16 @@ export function describeAgent(ua: string | null): { device: string | null; brows
   };
 }
 
+/**
+ * The device class clips and snapshots are filed under (desktop, tablet, mobile): the user
+ * agent's, with anything else (a TV, an unknown agent) as desktop. The public SDK config names
+ * it from the same user agent, so the SDK needs no device rules of its own.
+ */
+export function deviceClass(ua: string | null): 'desktop' | 'tablet' | 'mobile' {
+  const { device } = describeAgent(ua);
+  return device === 'mobile' || device === 'tablet' ? device : 'desktop';
+}
+
 /** The session after the batch: new events only (duplicates were filtered out before). */
 export function mergeSession(existing: SessionRow, fresh: readonly PreparedEvent[], meta: BatchMeta): SessionRow {
   const next: SessionRow = { ...existing };

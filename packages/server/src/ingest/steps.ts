@@ -86,7 +86,7 @@ export function authorize(auth: AuthContext, { batch }: IncomingBatch): Ok<void>
 export interface IngestSite { id: string; allowedOrigins: string[] }
 
 /** The site a batch is for: the key's own, or for an org-scoped secret key the batch's site_id. */
-export function resolveSite(db: Kysely<Database>, auth: AuthContext, { batch }: IncomingBatch): Promise<Ok<IngestSite> | Refusal> {
+export function resolveSite(db: Kysely<Database>, auth: AuthContext, { batch }: { batch: { site_id?: string } }): Promise<Ok<IngestSite> | Refusal> {
   return attempt(async () => {
     let siteId: string;
     if (auth.site && !batch.site_id) siteId = auth.site.id;

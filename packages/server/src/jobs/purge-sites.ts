@@ -4,9 +4,9 @@ import type { Store } from '../store/db.ts';
 import { dropRollupRows } from '../store/element-rollup.ts';
 
 // Tables holding a site's data, children before parents. Issue and alert children go with
-// their parents through ON DELETE CASCADE.
+// their parents through ON DELETE CASCADE, and so do a clip's signal rows (clip_signals).
 const SITE_TABLES = [
-  'signals', 'events', 'sessions', 'score_history', 'page_scores', 'ux_issues', 'alerts', 'alert_rules',
+  'clips', 'signals', 'events', 'sessions', 'score_history', 'page_scores', 'ux_issues', 'alerts', 'alert_rules',
   'deploys', 'annotations', 'webhook_deliveries', 'webhooks', 'integrations', 'sdk_configs', 'outbox',
   'site_score_history', 'delivery_attempts', 'funnels',
 ] as const;

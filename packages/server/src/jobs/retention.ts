@@ -4,20 +4,30 @@
 // Scores, history, issues, alerts and deploys are kept for the life of the site. A site may keep
 // its raw data for fewer days than the instance (sites.retention_days), never more: each site's
 // cutoff is its own. Issue evidence goes by the instance's period, and by its site's where that
-// is shorter.
+// is shorter. Friction clips and page snapshots go by the site's clip retention
+// (sites.clip_retention_days, default 30), never later than its raw data; their signal rows go
+// with them (ON DELETE CASCADE).
 import type { Store } from '../store/db.ts';
 import { DAY_MS } from '../domain/time.ts';
 import { dropRollupHours, hourOf, withdrawSignals } from '../store/element-rollup.ts';
 import { effectiveRetentionDays } from '../domain/retention.ts';
+import { effectiveClipRetentionDays } from '../domain/clips.ts';
 
 const TIME_COLUMN = { events: 'occurred_at', signals: 'occurred_at', sessions: 'last_seen_at' } as const;
 
 export async function purgeExpiredRawData(store: Store, now: number, retentionDays: number, batchSize = 5000): Promise<number> {
   const instanceCutoff = now - retentionDays * DAY_MS;
-  const sites = await store.db.selectFrom('sites').select(['id', 'retention_days']).execute();
+  const sites = await store.db.selectFrom('sites').select(['id', 'retention_days', 'clip_retention_days']).execute();
   let removed = 0;
-  for (const { id: siteId, retention_days: siteDays } of sites) {
+  for (const { id: siteId, retention_days: siteDays, clip_retention_days: clipDays } of sites) {
     const cutoff = now - effectiveRetentionDays(siteDays, retentionDays) * DAY_MS;
+    const clipCutoff = now - effectiveClipRetentionDays(clipDays, siteDays, retentionDays) * DAY_MS;
+    for (;;) {
+      const expired = store.db.selectFrom('clips').select('id').where('site_id', '=', siteId).where('created_at', '<', clipCutoff).limit(batchSize);
+      const count = Number((await store.db.deleteFrom('clips').where('id', 'in', expired).executeTakeFirst()).numDeletedRows);
+      removed += count;
+      if (count < batchSize) break;
+    }
     // The element rollup's buckets are hours: hours that end by the cutoff go whole (rollup and
     // signals), and the signals of the hour holding the cutoff are withdrawn from the rollup as
     // they go, so the rollup still equals the signals that remain (store/element-rollup.ts).

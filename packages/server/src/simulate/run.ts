@@ -40,6 +40,8 @@ export interface StoreSeedOptions {
   log?: (line: string) => void;
   /** Funnels to save on the site (through POST /v1/manage/funnels), unless one of that name exists. */
   funnels?: readonly FunnelSpec[];
+  /** The production SDK config's `clips` setting (through PATCH /v1/manage/sdk-config/production). */
+  clips?: { enabled: boolean; unmask?: string[]; allow_media?: boolean };
 }
 
 /** A saved funnel as POST /v1/manage/funnels takes it. */
@@ -176,6 +178,7 @@ export async function seedStore(options: StoreSeedOptions): Promise<SeedSummary>
   try {
     for (const rule of plan.rules) if (await createRule(app, key, siteId, rule)) summary.rules++;
     for (const funnel of options.funnels ?? []) await saveFunnel(app, key, siteId, funnel);
+    if (options.clips) await call(app, key, 'PATCH', `/v1/manage/sdk-config/production?site_id=${siteId}`, { clips: options.clips });
 
     // Imports keep their timestamps when they are no older than 90 days from "now".
     clock.set(plan.end);

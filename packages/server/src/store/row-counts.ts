@@ -1,4 +1,4 @@
-// Per-site row counts of the tables /query/raw serves, kept by triggers (migration 0010): a
+// Per-site row counts of the tables /query/raw serves and of clips (migration 0020), kept by triggers (migration 0010): a
 // count is the sum of the (site, table) rows of row_counts, one per shard. On SQLite there is
 // one shard; on PostgreSQL each writing connection adds to a shard of its own (its backend
 // pid), and foldRowCounts, run by the maintenance job, folds the shards of connections into
@@ -11,7 +11,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './tables.ts';
 
-const COUNTED = ['events', 'signals', 'sessions', 'page_scores', 'score_history', 'ux_issues', 'deploys', 'alerts'] as const;
+const COUNTED = ['events', 'signals', 'sessions', 'page_scores', 'score_history', 'ux_issues', 'deploys', 'alerts', 'clips'] as const;
 export type CountedTable = (typeof COUNTED)[number];
 
 /** The tables counted (migration 0010 made their triggers). */

@@ -57,6 +57,10 @@ export interface SitesTable {
   created_at: Ms; updated_at: Ms; deleted_at: Ms | null;
   /** Days this site's raw data is kept, at most the instance's MALLARD_RETENTION_DAYS; null: that. */
   retention_days: number | null;
+  /** Days clips and snapshots are kept (migration 0020), never longer than the raw data. */
+  clip_retention_days: Defaulted<number>;
+  /** The day's (UTC) budget of clip and snapshot bytes, compressed as stored. */
+  clip_daily_bytes: Defaulted<number>;
 }
 export interface ApiKeysTable {
   id: string; org_id: string; site_id: string | null; key_type: string; name: string | null;
@@ -218,6 +222,18 @@ export interface FunnelsTable {
   created_at: Ms; updated_at: Ms;
 }
 
+/** A friction clip or page snapshot (migration 0020): rrweb events compressed (`encoding`) in `body`. */
+export interface ClipsTable {
+  id: string; site_id: string; client_id: string; kind: string; sid: string; visitor_id: string | null;
+  environment: string; page: string; device: string; signal_ids: Json; signal_types: Json;
+  started_at: Ms; ended_at: Ms; width: number; height: number; event_count: number; bytes: number;
+  encoding: string; body: Buffer; created_at: Ms;
+}
+/** A signal a clip covers, by its SDK event id (migration 0020). */
+export interface ClipSignalsTable {
+  clip_id: string; event_id: string; site_id: string; signal_type: string; page: string; element: string; created_at: Ms;
+}
+
 export interface DeliveryAttemptsTable {
   id: string; site_id: string; delivery_id: string; attempt: number; status_code: number | null;
   latency_ms: number; error: string | null; created_at: Ms;
@@ -267,6 +283,8 @@ export interface Database {
   alert_cooldowns: AlertCooldownsTable;
   delivery_attempts: DeliveryAttemptsTable;
   funnels: FunnelsTable;
+  clips: ClipsTable;
+  clip_signals: ClipSignalsTable;
 }
 
 export type Org = Selectable<OrgsTable>;

@@ -122,7 +122,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One version of the SDK script-tag build, e.g. /sdk/0.1.0.js (immutable)
+         * One version of the SDK script-tag build, e.g. /sdk/0.1.0.js, or of its clips chunk, /sdk/clips-0.1.0.js (immutable)
          * @description Public: no credential needed.
          */
         get: operations["getSdkByFile"];
@@ -568,7 +568,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Rename a site, change its URL, allowed origins or retention (within the instance's MALLARD_RETENTION_DAYS)
+         * Rename a site, change its URL, allowed origins, retention (within the instance's MALLARD_RETENTION_DAYS), clip retention or daily clip byte budget
          * @description Credential: a key with `manage:write`, or a user token; role `admin` or higher.
          */
         patch: operations["patchManageSiteById"];
@@ -806,6 +806,86 @@ export interface paths {
          * @description Credential: a key with `query:read` or `mcp:read`, or a user token; role `viewer` or higher.
          */
         get: operations["getQuerySessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/query/clips": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Friction clips of a site, newest first, filtered by issue, session, page, signal type, device and time
+         * @description Credential: a key with `query:read` or `mcp:read`, or a user token; role `viewer` or higher.
+         */
+        get: operations["getQueryClips"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/query/clips/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One friction clip with its rrweb events
+         * @description Credential: a key with `query:read` or `mcp:read`, or a user token; role `viewer` or higher.
+         */
+        get: operations["getQueryClipsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/query/page-snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest snapshot of a page on a device class (the rrweb FullSnapshot event), for drawing heatmaps over the page; 404 when none was taken
+         * @description Credential: a key with `query:read` or `mcp:read`, or a user token; role `viewer` or higher.
+         */
+        get: operations["getQueryPageSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/site/{id}/clips": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's clip retention, daily byte budget and totals (clips, snapshots, bytes, today's bytes against the budget)
+         * @description Credential: a key with `manage:write`, or a user token; role `viewer` or higher.
+         */
+        get: operations["getManageSiteByIdClips"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1664,6 +1744,32 @@ export interface paths {
          * @description Public: no credential needed.
          */
         options: operations["optionsIngest"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/ingest/clips": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a friction clip or a page snapshot (publishable key)
+         * @description Body JSON as application/json or text/plain, normally gzip-encoded: at most 1 MiB as sent, 8 MiB decompressed (413 payload_too_large). A session or signal id the key's site does not hold is 404 not_found with details.field (sid or signal_ids), nothing stored. stored:false is a polite no: duplicate (this id was stored before), budget (the site's daily byte budget is spent), element_cap (5 clips per element a UTC day), snapshot_exists (one per page and device class a day). Bot user agents get stored:false with no reason.
+         *
+         *     Credential: a publishable key (header or `key` in the body), or a secret key with `ingest:write`.
+         */
+        post: operations["postIngestClips"];
+        delete?: never;
+        /**
+         * CORS preflight: any origin may call POST here
+         * @description Public: no credential needed.
+         */
+        options: operations["optionsIngestClips"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -5370,6 +5476,10 @@ export interface operations {
                                 effective_retention_days: number;
                                 /** @description The instance's MALLARD_RETENTION_DAYS: the most retention_days may be */
                                 max_retention_days: number;
+                                /** @description Days friction clips and page snapshots are kept (default 30), never longer than the raw data */
+                                clip_retention_days: number;
+                                /** @description The daily (UTC) byte budget of clip and snapshot uploads, compressed as stored (default 52428800, 50 MiB) */
+                                clip_daily_bytes: number;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -5591,6 +5701,10 @@ export interface operations {
                             effective_retention_days: number;
                             /** @description The instance's MALLARD_RETENTION_DAYS: the most retention_days may be */
                             max_retention_days: number;
+                            /** @description Days friction clips and page snapshots are kept (default 30), never longer than the raw data */
+                            clip_retention_days: number;
+                            /** @description The daily (UTC) byte budget of clip and snapshot uploads, compressed as stored (default 52428800, 50 MiB) */
+                            clip_daily_bytes: number;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -6012,6 +6126,10 @@ export interface operations {
                     allowed_origins?: string[];
                     /** @description Keep this site's raw data for fewer days than the instance does (1 to MALLARD_RETENTION_DAYS; a larger value is 400 invalid_input); null: the instance's period */
                     retention_days?: number | null;
+                    /** @description Days clips and snapshots are kept (1 to 365; the raw data's period applies when shorter) */
+                    clip_retention_days?: number;
+                    /** @description The daily byte budget of clips and snapshots (0 to 10737418240; 0 stores none) */
+                    clip_daily_bytes?: number;
                 };
             };
         };
@@ -6049,6 +6167,10 @@ export interface operations {
                             effective_retention_days: number;
                             /** @description The instance's MALLARD_RETENTION_DAYS: the most retention_days may be */
                             max_retention_days: number;
+                            /** @description Days friction clips and page snapshots are kept (default 30), never longer than the raw data */
+                            clip_retention_days: number;
+                            /** @description The daily (UTC) byte budget of clip and snapshot uploads, compressed as stored (default 52428800, 50 MiB) */
+                            clip_daily_bytes: number;
                             /**
                              * Format: date-time
                              * @description ISO 8601, UTC
@@ -8899,6 +9021,8 @@ export interface operations {
                                 events: number;
                                 signals: number;
                                 issue_evidence: number;
+                                /** @description Friction clips and page snapshots of the person's sessions */
+                                clips: number;
                             };
                             /** @description What the erasure did to the store's files, and what it cannot reach */
                             storage: {
@@ -9335,7 +9459,7 @@ export interface operations {
                 browser?: string;
                 /** @description true: only sessions with a conversion event of the site's revenue config (revenue_config.conversion_events); false: only those without (default: both) */
                 converted?: boolean;
-                /** @description true: only sessions with a friction clip; false: any session. No clips are recorded yet, so true answers no rows */
+                /** @description true: only sessions with at least one friction clip (GET /v1/query/clips?session_id= lists them); false: only sessions without one (default: both) */
                 has_clips?: boolean;
                 /** @description Only sessions whose friction weight (sum of weight x confidence of their signals) is at least this (0 to 1000000; default: no minimum) */
                 min_friction?: number;
@@ -9396,6 +9520,8 @@ export interface operations {
                                 converted: boolean;
                                 device: string | null;
                                 browser: string | null;
+                                /** @description Friction clips recorded in the session (GET /v1/query/clips?session_id= lists them) */
+                                clips: number;
                                 /** @description The session in one line, from its narrative: pages, its heaviest friction moment, how it ended */
                                 summary: string;
                             }[];
@@ -9420,6 +9546,811 @@ export interface operations {
                 };
             };
             /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getQueryClips: {
+        parameters: {
+            query?: {
+                /** @description The site (a UUID). A site-scoped key may omit it (its own site is used); org-level credentials must give it */
+                site_id?: string;
+                /** @description Only clips covering a signal of this issue (its type, on its element and page) */
+                issue_id?: string;
+                /** @description Only clips of this session (32 hexadecimal characters) */
+                session_id?: string;
+                /** @description Only clips recorded on this page (a path, normalized as ingest stores pages) */
+                page?: string;
+                /** @description Only clips covering a signal of this type */
+                signal_type?: string;
+                /** @description Only sessions on this device class */
+                device?: "desktop" | "mobile" | "tablet";
+                /** @description ISO 8601 instant within the last 90 days: clips that started here or later */
+                from?: string;
+                /** @description ISO 8601 instant, after from and not in the future: clips that started before it */
+                to?: string;
+                /** @description How many records to skip (0 to 1000000, default 0) */
+                offset?: number;
+                /** @description Most records returned (1 to 200, default 50) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            clips: {
+                                /** @description UUID; GET /v1/query/clips/{id} has its events */
+                                id: string;
+                                session_id: string;
+                                page: string;
+                                /**
+                                 * @description The device class the clip was filed under
+                                 * @enum {string}
+                                 */
+                                device: "desktop" | "mobile" | "tablet";
+                                /** @description The SDK event ids of the signals the clip covers */
+                                signal_ids: string[];
+                                /** @description Their signal types, in the same order */
+                                signal_types: string[];
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                started_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                ended_at: string;
+                                /** @description Stored size, compressed */
+                                bytes: number;
+                            }[];
+                            total: number;
+                            offset: number;
+                            limit: number;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getQueryClipsById: {
+        parameters: {
+            query?: {
+                /** @description The site (a UUID). A site-scoped key may omit it (its own site is used); org-level credentials must give it */
+                site_id?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description UUID; GET /v1/query/clips/{id} has its events */
+                            id: string;
+                            session_id: string;
+                            page: string;
+                            /**
+                             * @description The device class the clip was filed under
+                             * @enum {string}
+                             */
+                            device: "desktop" | "mobile" | "tablet";
+                            /** @description The SDK event ids of the signals the clip covers */
+                            signal_ids: string[];
+                            /** @description Their signal types, in the same order */
+                            signal_types: string[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            started_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            ended_at: string;
+                            /** @description Stored size, compressed */
+                            bytes: number;
+                            /** @description px of the viewport the clip was recorded in */
+                            width: number;
+                            height: number;
+                            /** @description The rrweb events, as recorded (decompressed) */
+                            events: unknown[];
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getQueryPageSnapshot: {
+        parameters: {
+            query: {
+                /** @description The site (a UUID). A site-scoped key may omit it (its own site is used); org-level credentials must give it */
+                site_id?: string;
+                /** @description The page path */
+                page: string;
+                /** @description The device class (default desktop) */
+                device?: "desktop" | "mobile" | "tablet";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            page: string;
+                            /** @enum {string} */
+                            device: "desktop" | "mobile" | "tablet";
+                            /** @description px: the document's scroll width when taken */
+                            width: number;
+                            /** @description px: the document's scroll height when taken */
+                            height: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            taken_at: string;
+                            /** @description The rrweb FullSnapshot event (type 2), masked in the browser */
+                            snapshot: unknown;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `missing_site_id`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getManageSiteByIdClips: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            site_id: string;
+                            /** @description Days clips and snapshots are kept (default 30) */
+                            clip_retention_days: number;
+                            /** @description What retention applies: clip_retention_days, never more than the site's raw data is kept */
+                            effective_clip_retention_days: number;
+                            /** @description The daily (UTC) byte budget of uploads, compressed as stored (default 52428800, 50 MiB) */
+                            clip_daily_bytes: number;
+                            /** @description Clips stored */
+                            clips: number;
+                            /** @description Page snapshots stored */
+                            snapshots: number;
+                            /** @description Bytes stored, compressed */
+                            bytes: number;
+                            /** @description Bytes stored today (UTC), against clip_daily_bytes */
+                            today_bytes: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            today_from: string;
+                            /** @description false once today's budget is spent */
+                            accepting: boolean;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`: Missing or malformed input */
             400: {
                 headers: {
                     /** @description Requests allowed in the current window */
@@ -15876,6 +16807,14 @@ export interface operations {
                         cookieless?: boolean;
                     } | null;
                     verification_environments?: string[] | null;
+                    clips?: {
+                        /** @description Record friction clips and page snapshots in browsers of this environment (default false) */
+                        enabled: boolean;
+                        /** @description CSS selectors whose text and inputs are recorded unmasked (at most 50, each at most 256 characters); everything else is masked in the browser. Elements marked data-mallard-block are never recorded */
+                        unmask?: string[];
+                        /** @description Record images, video, canvas and iframes (default false: blocked) */
+                        allow_media?: boolean;
+                    } | null;
                 };
             };
         };
@@ -21308,6 +22247,367 @@ export interface operations {
             };
         };
     };
+    postIngestClips: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Unknown fields are ignored; known fields are validated. Sent as application/json or text/plain, normally with Content-Encoding: gzip. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "key": "svc_pub_...",
+                 *       "sid": "6f1c2a9e0b3d4c5e8f7a6b5c4d3e2f10",
+                 *       "env": "production",
+                 *       "id": "9c2f4e6a8b0d1c3e5f7a9b1d3c5e7f90",
+                 *       "kind": "clip",
+                 *       "page": "/checkout",
+                 *       "meta": {
+                 *         "viewport_w": 1280,
+                 *         "viewport_h": 720
+                 *       },
+                 *       "signal_ids": [
+                 *         "a1b2c3d4e5f60718"
+                 *       ],
+                 *       "started_at": 1763799985000,
+                 *       "ended_at": 1763800000000,
+                 *       "width": 1280,
+                 *       "height": 720,
+                 *       "events": [
+                 *         {
+                 *           "type": 4,
+                 *           "timestamp": 1763799985000,
+                 *           "data": {
+                 *             "href": "https://shop.example/checkout",
+                 *             "width": 1280,
+                 *             "height": 720
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The publishable key (or Authorization: Bearer) */
+                    key?: string;
+                    /** @description The site, for an org-scoped secret key with ingest:write */
+                    site_id?: string;
+                    /** @description The session the clip belongs to: it must be a stored session of the key's site */
+                    sid: string;
+                    vid?: string;
+                    env?: string;
+                    /** @description Made by the SDK (16 to 32 hex characters); a retry with the same id stores nothing twice */
+                    id: string;
+                    /**
+                     * @description clip: seconds around friction signals; snapshot: the page as laid out (rrweb Meta + FullSnapshot)
+                     * @enum {string}
+                     */
+                    kind: "clip" | "snapshot";
+                    /** @description The page path (normalized as ingest stores pages) */
+                    page: string;
+                    meta?: {
+                        viewport_w?: number;
+                        viewport_h?: number;
+                        ua?: string;
+                    };
+                    /** @description Event ids of signal events this session already sent: 1 to 50 for a clip, none for a snapshot */
+                    signal_ids?: string[];
+                    /** @description ms since epoch (client clock) */
+                    started_at: number;
+                    /** @description ms since epoch; a clip spans at most 20 s */
+                    ended_at: number;
+                    /** @description px: the viewport (clip) or the document's scroll width (snapshot) */
+                    width: number;
+                    /** @description px: the viewport (clip) or the document's scroll height (snapshot) */
+                    height: number;
+                    events: {
+                        type: number;
+                        timestamp: number;
+                    }[];
+                };
+                /**
+                 * @example {
+                 *       "key": "svc_pub_...",
+                 *       "sid": "6f1c2a9e0b3d4c5e8f7a6b5c4d3e2f10",
+                 *       "env": "production",
+                 *       "id": "9c2f4e6a8b0d1c3e5f7a9b1d3c5e7f90",
+                 *       "kind": "clip",
+                 *       "page": "/checkout",
+                 *       "meta": {
+                 *         "viewport_w": 1280,
+                 *         "viewport_h": 720
+                 *       },
+                 *       "signal_ids": [
+                 *         "a1b2c3d4e5f60718"
+                 *       ],
+                 *       "started_at": 1763799985000,
+                 *       "ended_at": 1763800000000,
+                 *       "width": 1280,
+                 *       "height": 720,
+                 *       "events": [
+                 *         {
+                 *           "type": 4,
+                 *           "timestamp": 1763799985000,
+                 *           "data": {
+                 *             "href": "https://shop.example/checkout",
+                 *             "width": 1280,
+                 *             "height": 720
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "text/plain": {
+                    /** @description The publishable key (or Authorization: Bearer) */
+                    key?: string;
+                    /** @description The site, for an org-scoped secret key with ingest:write */
+                    site_id?: string;
+                    /** @description The session the clip belongs to: it must be a stored session of the key's site */
+                    sid: string;
+                    vid?: string;
+                    env?: string;
+                    /** @description Made by the SDK (16 to 32 hex characters); a retry with the same id stores nothing twice */
+                    id: string;
+                    /**
+                     * @description clip: seconds around friction signals; snapshot: the page as laid out (rrweb Meta + FullSnapshot)
+                     * @enum {string}
+                     */
+                    kind: "clip" | "snapshot";
+                    /** @description The page path (normalized as ingest stores pages) */
+                    page: string;
+                    meta?: {
+                        viewport_w?: number;
+                        viewport_h?: number;
+                        ua?: string;
+                    };
+                    /** @description Event ids of signal events this session already sent: 1 to 50 for a clip, none for a snapshot */
+                    signal_ids?: string[];
+                    /** @description ms since epoch (client clock) */
+                    started_at: number;
+                    /** @description ms since epoch; a clip spans at most 20 s */
+                    ended_at: number;
+                    /** @description px: the viewport (clip) or the document's scroll width (snapshot) */
+                    width: number;
+                    /** @description px: the viewport (clip) or the document's scroll height (snapshot) */
+                    height: number;
+                    events: {
+                        type: number;
+                        timestamp: number;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The upload's id, as sent */
+                            id: string;
+                            /** @description false: acknowledged, not stored (see reason) */
+                            stored: boolean;
+                            /**
+                             * @description duplicate: this id was stored before; budget: the site's daily byte budget is spent (stop sending for this page load); element_cap: each of its elements has its clips for the day; snapshot_exists: this page and device class has its snapshot for the day
+                             * @enum {string}
+                             */
+                            reason?: "duplicate" | "budget" | "element_cap" | "snapshot_exists";
+                            /** @description The stored clip (a UUID): this upload's, or for a duplicate the earlier one */
+                            clip_id?: string;
+                            /** @description The events' size compressed as stored (or as they would have been) */
+                            bytes: number;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `missing_site_id`, `empty_body`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    optionsIngestClips: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content; the access-control-* headers allow any origin */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_input`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getSdkConfig: {
         parameters: {
             query?: {
@@ -21345,6 +22645,28 @@ export interface operations {
                                 cookieless: boolean;
                             };
                             updated_at: string | null;
+                            /** @description Friction clips and page snapshots (issue 28) */
+                            clips: {
+                                /** @enum {boolean} */
+                                enabled: false;
+                            } | {
+                                /** @enum {boolean} */
+                                enabled: true;
+                                /** @description Selectors recorded unmasked */
+                                unmask: string[];
+                                allow_media: boolean;
+                                /** @description false once the site's daily (UTC) byte budget is spent: send nothing more today */
+                                accepting: boolean;
+                                /** @description Element selectors that already have their 5 clips today (at most 500) */
+                                full_elements: string[];
+                                /** @description "<device>:<page>" pairs that already have today's snapshot (at most 500) */
+                                snapshots_taken: string[];
+                                /**
+                                 * @description The device class this request's User-Agent is filed under (uploads from it are filed the same)
+                                 * @enum {string}
+                                 */
+                                device: "desktop" | "mobile" | "tablet";
+                            };
                         };
                         error: null;
                     };

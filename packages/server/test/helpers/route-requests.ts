@@ -5,6 +5,7 @@
 // cannot say (a page path, a target URL). Anything it cannot fill is an error naming the
 // route and field: a route the security test cannot reach must fail it, never be skipped.
 import type { RouteRule } from '../../src/http/route-table.ts';
+import { T0 } from './harness.ts';
 
 /** The record of each kind a request may name: the test decides whose. */
 export type IdSource = (kind: string) => string;
@@ -78,6 +79,20 @@ export const PROOF_ROUTES = new Set([
   // Connecting SSO proves the issuer answers OpenID discovery; no issuer answers in this test.
   'PUT /v1/manage/sso',
 ]);
+
+/**
+ * Bodies only the test can make valid, given the records they name: a clip upload names its
+ * session by `sid` (no `_id` in the name) and has an `id` of the SDK's that names no record.
+ * A page snapshot of A's session, so it needs no signals.
+ */
+const BODY_BUILDERS: Record<string, (id: (kind: string) => string) => unknown> = {
+  'POST /v1/ingest/clips': (id) => ({
+    site_id: id('site'), sid: id('session'), id: 'c0ffee'.repeat(5).slice(0, 32), kind: 'snapshot', page: '/checkout',
+    meta: { ua: 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36' },
+    started_at: T0, ended_at: T0, width: 1280, height: 2000,
+    events: [{ type: 4, timestamp: T0, data: { href: 'https://shop.example/checkout', width: 1280, height: 720 } }, { type: 2, timestamp: T0, data: { node: { type: 0, id: 1, childNodes: [] } } }],
+  }),
+};
 
 /** Headers a route's transport needs beyond the credential (what a schema of the body cannot say). */
 const HEADER_HINTS: Record<string, Record<string, string>> = {
@@ -234,7 +249,9 @@ export function buildRequest(rule: RouteRule, ids: IdSource): BuiltRequest {
 
   const bodySchema = schema.body ?? (rule.docs?.body as Schema | undefined);
   let body: unknown;
-  if (bodySchema) {
+  if (BODY_BUILDERS[where]) {
+    body = BODY_BUILDERS[where]((kind) => b.id(kind));
+  } else if (bodySchema) {
     const hint = BODY_HINTS[where];
     body = hint ? b.withIds(structuredClone(hint), bodySchema) : b.value(bodySchema, 'body');
   }

@@ -58,7 +58,8 @@ const hex32 = () => randomBytes(16).toString('hex');
 let seeds = 0;
 
 /**
- * One set of a site's rows in every site table: a session with a pageview and a signal (and its element rollup row), scores
+ * One set of a site's rows in every site table: a session with a pageview and a signal (and its element rollup row, and a clip
+ * with its signal row), scores
  * and history, an issue with evidence, activity and a verification, a rule with its state and
  * cooldown and an alert with its timeline, a deploy, an annotation, a saved funnel, a webhook with a delivery
  * and an attempt, an integration, an SDK config, an outbox entry, a site-scoped key and the
@@ -85,6 +86,14 @@ export async function seedSiteRows(store: Store, orgId: string, siteId: string, 
     id: signalId, site_id: siteId, event_id: eventId, sid, visitor_id: null, signal_type: 'rage_click', page: '/',
     element: 'button.pay', label: null, confidence: 0.9, occurred_at: now, rx: 0.5, ry: 0.5, vx: 0.3, vy: 0.4, environment: 'production',
   }).execute();
+  // A friction clip of the signal (its body is any bytes here; the purge never reads it).
+  const clipId = id();
+  await db.insertInto('clips').values({
+    id: clipId, site_id: siteId, client_id: hex32(), kind: 'clip', sid, visitor_id: null, environment: 'production', page: '/', device: 'desktop',
+    signal_ids: '[]', signal_types: '["rage_click"]', started_at: now, ended_at: now, width: 1280, height: 720, event_count: 1, bytes: 4,
+    encoding: 'br', body: Buffer.from([1, 2, 3, 4]), created_at: now,
+  }).execute();
+  await db.insertInto('clip_signals').values({ clip_id: clipId, event_id: hex32().slice(0, 16), site_id: siteId, signal_type: 'rage_click', page: '/', element: 'button.pay', created_at: now }).execute();
   await db.insertInto('element_rollup').values({
     site_id: siteId, page: '/', hour: now - (now % 3_600_000), element: 'button.pay', signal_type: 'rage_click', user_key: sid, signals: 1, label: null,
   }).execute();

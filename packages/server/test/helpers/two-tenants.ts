@@ -101,6 +101,8 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
   ]);
   await ingest(h, org.keys.secret, visits);
   await cycle(h, org.site_id, from + INTERVAL);
+  // A friction clip of the first session's rage click, and a snapshot of /checkout (desktop).
+  const clip = await seedClips(h, org.keys.publishable, visits[0].sid, from + INTERVAL);
   const issues = await call(h, jwt, 'GET', `/v1/query/issues?site_id=${org.site_id}`);
   const alerts = await call(h, jwt, 'GET', `/v1/query/alerts?site_id=${org.site_id}`);
   expect(issues.issues.length, 'A has an issue').toBeGreaterThan(0);
@@ -109,7 +111,7 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
   const ids: Record<string, string> = {
     org: org.org_id, site: org.site_id, user: org.user_id, session: visits[0].sid, visitor: visits[0].vid,
     issue: issues.issues[0].id, alert: alerts.alerts[0].id, rule: rule.id, webhook: webhook.id, delivery: delivery.id,
-    integration: integration.id, deploy: deploy.id, member: victim.membershipId, key: victimKey.id, funnel: funnel.id,
+    integration: integration.id, deploy: deploy.id, member: victim.membershipId, key: victimKey.id, funnel: funnel.id, clip,
   };
 
   const members = (await call(h, jwt, 'GET', '/v1/manage/members')).members as { id: string; user_id: string; email: string }[];
@@ -140,6 +142,23 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
     userCredential(h, 'A viewer', viewer.userId, org.org_id, 'viewer'),
   ];
   return { org, ids, siblingSiteId: sibling.id, credentials, owner, siteKey, secrets, siblingSecrets: [sibling.name, sibling.url] };
+}
+
+/** A clip (returned: its id) and a desktop snapshot of /checkout in the session, through POST /v1/ingest/clips. */
+async function seedClips(h: Harness, key: string, sid: string, at: number): Promise<string> {
+  const signalId = 'ab'.repeat(8);
+  const ua = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36';
+  const sent = await h.app.inject({ method: 'POST', url: '/v1/ingest', payload: {
+    key, sid, ts: at, meta: { ua }, events: [{ type: 'signal', ts: at, page: '/checkout', signal_type: 'rage_click', element: 'button.pay', id: signalId }],
+  } });
+  expect(sent.statusCode, sent.body).toBe(202);
+  const events = [{ type: 4, timestamp: at, data: { href: 'https://shop.example/checkout', width: 1280, height: 720 } }, { type: 2, timestamp: at, data: { node: { type: 0, id: 1, childNodes: [] } } }];
+  const common = { key, sid, page: '/checkout', meta: { ua }, started_at: at - 5000, ended_at: at, width: 1280, height: 720, events };
+  const clip = await h.app.inject({ method: 'POST', url: '/v1/ingest/clips', payload: { ...common, id: 'cd'.repeat(16), kind: 'clip', signal_ids: [signalId] } });
+  expect(clip.statusCode, clip.body).toBe(202);
+  const snapshot = await h.app.inject({ method: 'POST', url: '/v1/ingest/clips', payload: { ...common, id: 'ef'.repeat(16), kind: 'snapshot', started_at: at } });
+  expect(snapshot.json().data.stored, snapshot.body).toBe(true);
+  return clip.json().data.clip_id as string;
 }
 
 /** An org's SSO connection row, its client secret sealed. */

@@ -21,7 +21,7 @@ export const ErasureStorage = Type.Object({
 export type ErasureStorage = Static<typeof ErasureStorage>;
 
 export const ErasureResult = Type.Object({
-  erased: Type.Object({ sessions: Count, events: Count, signals: Count, issue_evidence: Count }, { additionalProperties: false }),
+  erased: Type.Object({ sessions: Count, events: Count, signals: Count, issue_evidence: Count, clips: Type.Integer({ minimum: 0, description: 'Friction clips and page snapshots of the person\'s sessions' }) }, { additionalProperties: false }),
   storage: ErasureStorage,
 }, { additionalProperties: false });
 export type ErasureResult = Static<typeof ErasureResult>;

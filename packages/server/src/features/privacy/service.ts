@@ -4,7 +4,9 @@
 // every session of the visitor ids those carry (their anonymous visits on the same device).
 // Erasure goes in batches of sessions, each batch in one transaction, so a crash leaves whole
 // sessions either erased or untouched, and running it again finishes the job. The element
-// rollup names users, so their signals leave it in the same transaction. Aggregates that
+// rollup names users, so their signals leave it in the same transaction. Friction clips and
+// page snapshots of those sessions are erased with them, and the export lists them (their
+// metadata, not the recorded events: GET /v1/query/clips/{id} has those). Aggregates that
 // name no one (scores, issue counts, history) stay.
 import { sql, type Kysely } from 'kysely';
 import { recordAudit } from '../../audit/record.ts';
@@ -44,9 +46,11 @@ export async function sessionsOf(db: Kysely<Database>, subject: Subject): Promis
   for (let i = 0; i < visitors.length; i += 500) {
     const rows = await db.selectFrom('sessions').select('sid').where('site_id', '=', subject.siteId).where('visitor_id', 'in', visitors.slice(i, i + 500)).execute();
     for (const s of rows) sids.add(s.sid);
-    // Events and signals of a visitor whose session row is gone (retention runs per table) name them too.
+    // Events, signals and clips of a visitor whose session row is gone (retention runs per table) name them too.
     const orphans = await db.selectFrom('events').select('sid').distinct().where('site_id', '=', subject.siteId).where('visitor_id', 'in', visitors.slice(i, i + 500)).execute();
     for (const s of orphans) sids.add(s.sid);
+    const clipped = await db.selectFrom('clips').select('sid').distinct().where('site_id', '=', subject.siteId).where('visitor_id', 'in', visitors.slice(i, i + 500)).execute();
+    for (const s of clipped) sids.add(s.sid);
   }
   return [...sids].sort();
 }
@@ -72,18 +76,27 @@ export async function exportChunksFor(db: Kysely<Database>, subject: Subject, no
   return { sids, chunks: exportChunks(db, subject, sids, now) };
 }
 
-/** `{"data":{"site_id":…,"exported_at":…,"sessions":[…],"events":[…],"signals":[…]},"error":null}`, a piece at a time. */
+/** A clip's row as exported: what was recorded when and where, not the recording (`body`). */
+const CLIP_EXPORT_COLUMNS = [
+  'id', 'kind', 'sid', 'visitor_id', 'environment', 'page', 'device', 'signal_ids', 'signal_types',
+  'started_at', 'ended_at', 'width', 'height', 'event_count', 'bytes', 'created_at',
+] as const;
+
+/** `{"data":{"site_id":…,"exported_at":…,"sessions":[…],"events":[…],"signals":[…],"clips":[…]},"error":null}`, a piece at a time. */
 async function* exportChunks(db: Kysely<Database>, subject: Subject, sids: string[], now: number): AsyncGenerator<string> {
   yield `{"data":{"site_id":${JSON.stringify(subject.siteId)},"exported_at":${JSON.stringify(new Date(now).toISOString())}`;
-  for (const table of ['sessions', 'events', 'signals'] as const) {
+  for (const table of ['sessions', 'events', 'signals', 'clips'] as const) {
     yield `,"${table}":[`;
     let first = true;
     for (let i = 0; i < sids.length; i += 200) {
       const batch = sids.slice(i, i + 200);
       let after = '';
       for (;;) {
-        const rows = await db.selectFrom(table).selectAll().where('site_id', '=', subject.siteId).where('sid', 'in', batch)
-          .where('id', '>', after).orderBy('id').limit(EXPORT_CHUNK).execute();
+        const rows = table === 'clips'
+          ? await db.selectFrom('clips').select(CLIP_EXPORT_COLUMNS).where('site_id', '=', subject.siteId).where('sid', 'in', batch)
+            .where('id', '>', after).orderBy('id').limit(EXPORT_CHUNK).execute()
+          : await db.selectFrom(table).selectAll().where('site_id', '=', subject.siteId).where('sid', 'in', batch)
+            .where('id', '>', after).orderBy('id').limit(EXPORT_CHUNK).execute();
         if (rows.length === 0) break;
         yield `${first ? '' : ','}${rows.map((row) => JSON.stringify(exportRow(row as Record<string, unknown>))).join(',')}`;
         first = false;
@@ -101,13 +114,13 @@ function exportRow(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {
     if (typeof value === 'number' && /(_at|_ts)$/.test(key)) out[key] = new Date(value).toISOString();
-    else if (typeof value === 'string' && (key === 'props' || key === 'pages' || key === 'signal_counts')) out[key] = JSON.parse(value);
+    else if (typeof value === 'string' && ['props', 'pages', 'signal_counts', 'signal_ids', 'signal_types'].includes(key)) out[key] = JSON.parse(value);
     else out[key] = value;
   }
   return out;
 }
 
-/** Removes the person's sessions, events, signals and issue evidence; erasing twice finds nothing. */
+/** Removes the person's sessions, events, signals, clips and issue evidence; erasing twice finds nothing. */
 export async function eraseSubject({ ctx, input, secrets }: { ctx: ServiceContext; input: SubjectQuery; secrets: Secrets }): Promise<ErasureResult> {
   const site = await resolveSite(ctx, input.site_id);
   const subject = subjectOf(input, site.id);
@@ -130,7 +143,7 @@ const BACKUPS_NOTE = 'Backups taken before this erasure still hold the person\'s
  */
 export async function scrubStorage(db: Kysely<Database>): Promise<ErasureStorage> {
   if (!sqliteHandleOf(db)) {
-    return { overwritten: false, wal_truncated: null, note: `The rows remain in PostgreSQL's table files as dead tuples until VACUUM removes them (autovacuum does, in time; run VACUUM on events, signals, sessions, issue_evidence and element_rollup to hasten it). ${BACKUPS_NOTE}` };
+    return { overwritten: false, wal_truncated: null, note: `The rows remain in PostgreSQL's table files as dead tuples until VACUUM removes them (autovacuum does, in time; run VACUUM on events, signals, sessions, issue_evidence, element_rollup, clips and clip_signals to hasten it). ${BACKUPS_NOTE}` };
   }
   const row = (await sql<{ busy: number; log: number; checkpointed: number }>`PRAGMA wal_checkpoint(TRUNCATE)`.execute(db)).rows[0];
   // busy 0 and log 0: every frame was copied back and the log is empty (-1: not in WAL mode, e.g. ':memory:').
@@ -140,7 +153,7 @@ export async function scrubStorage(db: Kysely<Database>): Promise<ErasureStorage
 
 /** The erasure itself, also for the CLI. */
 export async function eraseSessions(db: Kysely<Database>, subject: Subject): Promise<ErasureResult['erased']> {
-  const totals = { sessions: 0, events: 0, signals: 0, issue_evidence: 0 };
+  const totals = { sessions: 0, events: 0, signals: 0, issue_evidence: 0, clips: 0 };
   const sids = await sessionsOf(db, subject);
   for (let i = 0; i < sids.length; i += ERASE_BATCH) {
     const batch = sids.slice(i, i + ERASE_BATCH);
@@ -151,6 +164,9 @@ export async function eraseSessions(db: Kysely<Database>, subject: Subject): Pro
       const signals = await withdrawSignals(trx, subject.siteId, 'sid', batch);
       const events = await trx.deleteFrom('events').where('site_id', '=', subject.siteId).where('sid', 'in', batch).executeTakeFirst();
       const sessions = await trx.deleteFrom('sessions').where('site_id', '=', subject.siteId).where('sid', 'in', batch).executeTakeFirst();
+      // Their signal rows go with them (clip_signals, ON DELETE CASCADE).
+      const clips = await trx.deleteFrom('clips').where('site_id', '=', subject.siteId).where('sid', 'in', batch).executeTakeFirst();
+      totals.clips += Number(clips.numDeletedRows);
       totals.issue_evidence += Number(evidence.numDeletedRows);
       totals.signals += signals;
       totals.events += Number(events.numDeletedRows);

@@ -8,6 +8,9 @@ import { AppError } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { SdkConfigPatch, SdkConfigRecord } from '../../domain/sdk-config.ts';
 import { getPublicConfig, listConfigs, patchConfig } from './service.ts';
+import { CLIP_CONFIG_LIST_MAX, CLIPS_PER_ELEMENT_PER_DAY } from '../../domain/clips.ts';
+import { DEVICE_TYPES } from '../../domain/read-window.ts';
+import { OneOf } from '../../domain/schema-parts.ts';
 
 const PublicConfig = Type.Object({
   site_id: Type.String(), environment: Type.String(), sample_rate: Type.Number(),
@@ -15,6 +18,18 @@ const PublicConfig = Type.Object({
   page_groups: Type.Array(Type.Object({ match: Type.String(), page: Type.String() })),
   privacy: Type.Object({ respect_dnt: Type.Boolean(), require_consent: Type.Boolean(), cookieless: Type.Boolean() }),
   updated_at: Type.Union([Type.String(), Type.Null()]),
+  clips: Type.Union([
+    Type.Object({ enabled: Type.Literal(false) }, { description: 'Clips are off for this environment: the SDK loads no clips chunk' }),
+    Type.Object({
+      enabled: Type.Literal(true),
+      unmask: Type.Array(Type.String(), { description: 'Selectors recorded unmasked' }),
+      allow_media: Type.Boolean(),
+      accepting: Type.Boolean({ description: 'false once the site\'s daily (UTC) byte budget is spent: send nothing more today' }),
+      full_elements: Type.Array(Type.String(), { description: `Element selectors that already have their ${CLIPS_PER_ELEMENT_PER_DAY} clips today (at most ${CLIP_CONFIG_LIST_MAX})` }),
+      snapshots_taken: Type.Array(Type.String(), { description: `"<device>:<page>" pairs that already have today's snapshot (at most ${CLIP_CONFIG_LIST_MAX})` }),
+      device: OneOf(DEVICE_TYPES, 'The device class this request\'s User-Agent is filed under (uploads from it are filed the same)'),
+    }),
+  ], { description: 'Friction clips and page snapshots (issue 28)' }),
 });
 
 export async function sdkConfigRoutes(app: App) {
@@ -60,8 +75,10 @@ export async function publicSdkConfigRoutes(app: App) {
     const auth = await withFailedAuthLockout(limiter, request.ip, clock.now(), () => authenticate(store, secrets, key, clock.now()));
     // Only a publishable key belongs in a URL: a secret one would end up in caches and logs.
     if (auth.kind === 'key' && auth.keyType !== 'publishable') throw new AppError('missing_scope', 'Use the site\'s publishable key (svc_pub_); a secret key never goes in a URL', { required: ['ingest:write'] });
-    const config = await getPublicConfig({ ctx: { auth, db: store.db }, input: request.query });
+    const config = await getPublicConfig({ ctx: { auth, db: store.db, now: clock.now() }, input: { ...request.query, userAgent: request.headers['user-agent'] ?? null } });
     reply.header('cache-control', 'public, max-age=60');
+    // The clips part names the device class of this User-Agent: a shared cache keeps one per agent.
+    if (config.clips.enabled) reply.header('vary', 'user-agent');
     return ok(config);
   });
 }

@@ -8,15 +8,22 @@ import { AppError, invalidInput } from '../../domain/errors.ts';
 import { ENVIRONMENT_PATTERN, type SdkConfig, type SdkConfigPatch } from '../../domain/sdk-config.ts';
 import { effectiveConfig } from '../../domain/site-config.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
+import { publicClipsConfig } from '../clips/usage.ts';
 
 function checkEnvironment(environment: string): string {
   if (!ENVIRONMENT_PATTERN.test(environment)) throw invalidInput('environment', 'must be 1 to 64 letters, digits, dots, dashes or underscores');
   return environment;
 }
 
+/** Characters no CSS selector holds outside a string: a stylesheet's braces and separators, markup, control characters. */
+const NOT_A_SELECTOR = /[{};<>\u0000-\u001f\u007f]/;
+
 function validate(patch: SdkConfigPatch) {
   patch.page_groups?.forEach((group, i) => {
     try { new RegExp(group.match); } catch { throw invalidInput(`page_groups.${i}.match`, 'is not a valid regular expression'); }
+  });
+  patch.clips?.unmask?.forEach((selector, i) => {
+    if (NOT_A_SELECTOR.test(selector) || selector.trim() === '') throw invalidInput(`clips.unmask.${i}`, 'is not a CSS selector');
   });
 }
 
@@ -65,14 +72,16 @@ function publicConfig(siteId: string, environment: string, config: SdkConfig, up
 
 /**
  * The browser-safe config for a site's publishable key. The route authenticates the key
- * (public routes skip the auth hook), so the context is only the credential and the store.
+ * (public routes skip the auth hook), so the context is only the credential, the store and the
+ * time; `userAgent` names the device class clips are filed under.
  */
-export async function getPublicConfig({ ctx, input }: { ctx: Pick<ServiceContext, 'auth' | 'db'>; input: { env?: string } }) {
+export async function getPublicConfig({ ctx, input }: { ctx: Pick<ServiceContext, 'auth' | 'db' | 'now'>; input: { env?: string; userAgent: string | null } }) {
   const { auth } = ctx;
   if (auth.kind !== 'key' || !auth.site || !auth.scopes.includes('ingest:write')) {
     throw new AppError('missing_scope', 'Use the site\'s publishable key', { required: ['ingest:write'] });
   }
   const environment = checkEnvironment(input.env ?? 'production');
   const { config, updatedAt } = await effectiveConfig(ctx.db, auth.site.id, environment);
-  return publicConfig(auth.site.id, environment, config, updatedAt);
+  const clips = await publicClipsConfig(ctx.db, auth.site.id, config.clips, input.userAgent, ctx.now);
+  return { ...publicConfig(auth.site.id, environment, config, updatedAt), clips };
 }

@@ -1,11 +1,13 @@
 // GET /sdk.js (short cache, always the current build) and GET /sdk/<version>.js (immutable,
 // cached for a year): the browser SDK's script-tag build, which starts itself from the tag's
-// data-key and sends to the origin it was loaded from. Outside /v1 and open to any site.
+// data-key and sends to the origin it was loaded from. GET /sdk/clips-<version>.js: the clips
+// chunk (issue 28) the script loads only when its config turns clips on, served the same way
+// (404 not_found when this build of the SDK has none). Outside /v1 and open to any site.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/app-types.ts';
 import { AppError } from '../../domain/errors.ts';
-import { loadSdkScript, type SdkScript } from './build.ts';
+import { loadClipsScript, loadSdkScript, type SdkScript } from './build.ts';
 
 export const SHORT_CACHE = 'public, max-age=300';
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
@@ -20,6 +22,16 @@ export async function sdkScriptRoutes(app: App) {
       throw new AppError('unavailable', 'The SDK script is not available: build it with `npm run build -w @mallard/sdk`');
     });
     return script;
+  };
+
+  let clips: Promise<SdkScript | null> | null = null;
+  const currentClips = () => {
+    clips ??= loadClipsScript().catch((err: Error) => {
+      clips = null;
+      app.log.error({ err }, 'the SDK clips chunk could not be built or read');
+      throw new AppError('unavailable', 'The SDK clips chunk is not available: build it with `npm run build -w @mallard/sdk`');
+    });
+    return clips;
   };
 
   const send = (request: FastifyRequest, reply: FastifyReply, sdk: SdkScript, cache: string) => {
@@ -52,13 +64,20 @@ export async function sdkScriptRoutes(app: App) {
   app.get('/sdk/:file', {
     config: { access, docs: { errors: ['unavailable'] } },
     schema: {
-      tags: ['sdk'], summary: 'One version of the SDK script-tag build, e.g. /sdk/0.1.0.js (immutable)',
+      tags: ['sdk'], summary: 'One version of the SDK script-tag build, e.g. /sdk/0.1.0.js, or of its clips chunk, /sdk/clips-0.1.0.js (immutable)',
       params: Type.Object({ file: Type.String({ maxLength: 64 }) }),
       response,
     },
   }, async (request, reply) => {
+    const { file } = request.params;
+    if (file.startsWith('clips-')) {
+      const chunk = await currentClips();
+      if (!chunk) throw new AppError('not_found', 'This server\'s SDK build has no clips chunk');
+      if (file !== `clips-${chunk.version}.js`) throw new AppError('not_found', `This server serves the clips chunk of SDK version ${chunk.version} only, at /sdk/clips-${chunk.version}.js`);
+      return send(request, reply, chunk, IMMUTABLE_CACHE);
+    }
     const sdk = await current();
-    if (request.params.file !== `${sdk.version}.js`) throw new AppError('not_found', `This server serves SDK version ${sdk.version} only, at /sdk/${sdk.version}.js`);
+    if (file !== `${sdk.version}.js`) throw new AppError('not_found', `This server serves SDK version ${sdk.version} only, at /sdk/${sdk.version}.js`);
     return send(request, reply, sdk, IMMUTABLE_CACHE);
   });
 }

@@ -61,7 +61,7 @@ export const SessionsSearchQuery = Type.Object({
   ...ReadFilterQuery,
   browser: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Only sessions in this browser family, as the rows name it (Chrome, Safari, Firefox, Microsoft Edge, ...); case-insensitive' })),
   converted: Type.Optional(Type.Boolean({ description: 'true: only sessions with a conversion event of the site\'s revenue config (revenue_config.conversion_events); false: only those without (default: both)' })),
-  has_clips: Type.Optional(Type.Boolean({ description: 'true: only sessions with a friction clip; false: any session. No clips are recorded yet, so true answers no rows' })),
+  has_clips: Type.Optional(Type.Boolean({ description: 'true: only sessions with at least one friction clip (GET /v1/query/clips?session_id= lists them); false: only sessions without one (default: both)' })),
   min_friction: Type.Optional(Type.Number({ minimum: 0, maximum: 1_000_000, description: 'Only sessions whose friction weight (sum of weight x confidence of their signals) is at least this (0 to 1000000; default: no minimum)' })),
   sort: Type.Optional(OneOf(SESSION_SORTS, 'friction (default): highest friction weight first; start: latest start first; duration: longest first (each then latest start, then session id)')),
   ...PagingQuery,
@@ -81,6 +81,7 @@ export const SessionSearchRow = Type.Object({
   converted: Type.Boolean(),
   device: Nullable(Type.String({ description: `The device class (${DEVICE_TYPES.join(', ')}; tv and others as the user agent says); null when unknown` })),
   browser: Nullable(Type.String({ description: 'The browser family' })),
+  clips: Type.Integer({ description: 'Friction clips recorded in the session (GET /v1/query/clips?session_id= lists them)' }),
   summary: Type.String({ description: 'The session in one line, from its narrative: pages, its heaviest friction moment, how it ended' }),
 });
 

@@ -72,8 +72,12 @@ function filtered(db: Kysely<Database>, query: SessionQuery, input: SessionsSear
   if (input.device) q = q.where('device_type', '=', input.device);
   if (input.browser) q = q.where(sql`lower(browser)`, '=', input.browser.toLowerCase());
   if (input.converted !== undefined) q = q.where('converted', '=', input.converted ? 1 : 0);
-  // No clips are recorded yet (DESIGN.md, "Clips"): no session has one.
-  if (input.has_clips === true) q = q.where(sql<boolean>`1 = 0`);
+  // A probe of the session's clips through clips_site_sid (snapshots are not clips).
+  if (input.has_clips !== undefined) {
+    const clipsOfSession = (eb: ExpressionBuilder<Database, 'sessions'>) => eb.selectFrom('clips').select(sql`1`.as('one'))
+      .whereRef('clips.site_id', '=', 'sessions.site_id').whereRef('clips.sid', '=', 'sessions.sid').where('clips.kind', '=', 'clip').limit(1).offset(0);
+    q = q.where((eb) => (input.has_clips ? eb.exists(clipsOfSession(eb)) : eb.not(eb.exists(clipsOfSession(eb)))));
+  }
   if (input.min_friction !== undefined) q = q.where('friction_weight', '>=', input.min_friction);
   // OFFSET keeps PostgreSQL from turning the probe into a semi-join, which hashed every event
   // or signal of the site (a sequential scan growing with its history) instead of looking up
@@ -129,6 +133,14 @@ async function worstSignals(db: Kysely<Database>, siteId: string, sids: string[]
   }]));
 }
 
+/** Each returned session's friction clips, counted through clips_site_sid (at most `limit` sessions). */
+async function clipCounts(db: Kysely<Database>, siteId: string, sids: string[]): Promise<Map<string, number>> {
+  if (sids.length === 0) return new Map();
+  const rows = await db.selectFrom('clips').select((eb) => ['sid', eb.fn.countAll<number | string>().as('n')])
+    .where('site_id', '=', siteId).where('sid', 'in', padInList(sids)).where('kind', '=', 'clip').groupBy('sid').execute();
+  return new Map(rows.map((r) => [r.sid, Number(r.n)]));
+}
+
 export async function searchSessions({ ctx, input }: { ctx: ServiceContext; input: SessionsSearchQuery }) {
   const site = await resolveSite(ctx, input.site_id);
   const window = readWindow(input, ctx.now, SESSIONS_DEFAULT_DAYS * DAY_MS);
@@ -166,7 +178,10 @@ export async function searchSessions({ ctx, input }: { ctx: ServiceContext; inpu
         'friction_weight', 'converted', 'device_type', 'browser']), input.sort).limit(limit).offset(offset).execute(),
       query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
     ]);
-    const worst = await worstSignals(ctx.db, site.id, rows.filter((r) => r.signal_count > 0).map((r) => r.sid));
+    const [worst, clips] = await Promise.all([
+      worstSignals(ctx.db, site.id, rows.filter((r) => r.signal_count > 0).map((r) => r.sid)),
+      clipCounts(ctx.db, site.id, rows.map((r) => r.sid)),
+    ]);
     const sessions = rows.map((r) => {
       const pages = JSON.parse(r.pages) as string[];
       const duration = r.last_seen_at - r.first_seen_at;
@@ -184,6 +199,7 @@ export async function searchSessions({ ctx, input }: { ctx: ServiceContext; inpu
         converted,
         device: r.device_type,
         browser: r.browser,
+        clips: clips.get(r.sid) ?? 0,
         summary: summarizeSession({ pages, page_count: r.page_count, entry_page: r.entry_page, exit_page: r.exit_page, duration_ms: duration, signal_count: r.signal_count, converted }, worst.get(r.sid) ?? null),
       };
     });

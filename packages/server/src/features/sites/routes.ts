@@ -26,7 +26,7 @@ export async function siteRoutes(app: App) {
 
   app.patch('/manage/site/:id', {
     config: { access: write },
-    schema: { tags: ['sites'], summary: 'Rename a site, change its URL, allowed origins or retention (within the instance\'s MALLARD_RETENTION_DAYS)', params: SiteParams, body: UpdateSiteBody, response: { 200: Envelope(SiteRecord) } },
+    schema: { tags: ['sites'], summary: 'Rename a site, change its URL, allowed origins, retention (within the instance\'s MALLARD_RETENTION_DAYS), clip retention or daily clip byte budget', params: SiteParams, body: UpdateSiteBody, response: { 200: Envelope(SiteRecord) } },
   }, async (request) => ok(await updateSite({ ctx: contextOf(request), input: { ...request.body, ...request.params }, maxRetentionDays })));
 
   app.delete('/manage/site/:id', {

@@ -7,6 +7,7 @@ import { recordAudit } from '../../audit/record.ts';
 import type { ServiceContext } from '../../domain/context.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { effectiveRetentionDays } from '../../domain/retention.ts';
+import { DEFAULT_CLIP_DAILY_BYTES, DEFAULT_CLIP_RETENTION_DAYS } from '../../domain/clips.ts';
 import { cleanHttpUrl, cleanName } from '../../domain/clean-input.ts';
 import { siteInScope } from '../../domain/tenancy.ts';
 import { purgeDeletedSites } from '../../jobs/purge-sites.ts';
@@ -25,6 +26,8 @@ export function toSiteRecord(site: Site, maxRetentionDays: number): SiteRecord {
     retention_days: site.retention_days,
     effective_retention_days: effectiveRetentionDays(site.retention_days, maxRetentionDays),
     max_retention_days: maxRetentionDays,
+    clip_retention_days: site.clip_retention_days,
+    clip_daily_bytes: Number(site.clip_daily_bytes),
     created_at: iso(site.created_at),
     updated_at: iso(site.updated_at),
   };
@@ -65,6 +68,8 @@ export async function insertSite(trx: Kysely<Database>, orgId: string, input: Cr
     updated_at: now,
     deleted_at: null,
     retention_days: null,
+    clip_retention_days: DEFAULT_CLIP_RETENTION_DAYS,
+    clip_daily_bytes: DEFAULT_CLIP_DAILY_BYTES,
   };
   await trx.insertInto('sites').values(site).execute();
   return site;
@@ -93,6 +98,8 @@ export async function updateSite({ ctx, input: { id, ...input }, maxRetentionDay
     }
     changes.retention_days = input.retention_days;
   }
+  if (input.clip_retention_days !== undefined) changes.clip_retention_days = input.clip_retention_days;
+  if (input.clip_daily_bytes !== undefined) changes.clip_daily_bytes = input.clip_daily_bytes;
   const updated = await ctx.db.transaction().execute(async (trx) => {
     const site = await trx.updateTable('sites').set(changes).where('id', '=', id)
       .where('deleted_at', 'is', null).returningAll().executeTakeFirst();

@@ -107,13 +107,13 @@ function sessionFilters(input: Record<string, unknown>): string {
   return named.length ? ` (${named.join(', ')})` : '';
 }
 
-type SearchRow = { session_id: string; started_at: string; duration_ms: number; page_count: number; signals: Record<string, number>; friction_weight: number; converted: boolean; summary: string };
+type SearchRow = { session_id: string; started_at: string; duration_ms: number; page_count: number; signals: Record<string, number>; friction_weight: number; converted: boolean; clips: number; summary: string };
 
-/** One session in a line: id, start (to the minute), duration, pages, friction and top signals, conversion, summary. */
+/** One session in a line: id, start (to the minute), duration, pages, friction and top signals, conversion, clips, summary. */
 const sessionLine = (s: SearchRow) => {
   const top = Object.entries(s.signals).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 3).map(([t, n]) => `${t} ${n}`).join(', ');
   return `${s.session_id} ${s.started_at.slice(0, 16).replace('T', ' ')} UTC, ${formatDuration(s.duration_ms)}, ${plural(s.page_count, 'page')}, `
-    + `friction ${s.friction_weight}${top ? ` (${top})` : ''}, ${s.converted ? 'converted' : 'not converted'}: ${s.summary}`;
+    + `friction ${s.friction_weight}${top ? ` (${top})` : ''}, ${s.converted ? 'converted' : 'not converted'}${s.clips ? `, ${plural(s.clips, 'clip')}` : ''}: ${s.summary}`;
 };
 
 export const findSessionsTool = defineTool({

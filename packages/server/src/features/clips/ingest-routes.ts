@@ -1,0 +1,119 @@
+// POST /v1/ingest/clips: a friction clip or page snapshot from the SDK's clips chunk, with the
+// ingest rules: the key (body or Bearer), the batch's site, the per-key ingest rate limit, the
+// site's allowed origins and the bot filter, in ingest's order (ingest/steps.ts), then the
+// upload's own checks (upload.ts). Its own scope: its own body parsers and limits, open CORS.
+import { PassThrough, type Readable } from 'node:stream';
+import type { Static } from '@sinclair/typebox';
+import { createGunzip } from 'node:zlib';
+import type { App } from '../../http/app-types.ts';
+import { openCors } from '../../http/cors.ts';
+import type { RouteDocs } from '../../http/openapi.ts';
+import { Envelope, ok } from '../../http/envelope.ts';
+import { setRateLimitHeaders } from '../../http/limits.ts';
+import { nestedDeeperThan } from '../../http/request-data.ts';
+import { AppError } from '../../domain/errors.ts';
+import { DEVELOPMENT_ENVIRONMENTS, isBotUserAgent } from '../../domain/normalize.ts';
+import { loadIngestSettings } from '../../domain/site-settings.ts';
+import { deviceClass } from '../../ingest/session.ts';
+import { authenticate, checkOrigin, rateLimit, resolveSite, type Ok, type Refusal } from '../../ingest/steps.ts';
+import { CLIP_BODY_LIMIT, CLIP_MAX_DEPTH, CLIP_WIRE_LIMIT, ClipUpload, ClipUploadResult } from './schemas.ts';
+import { checkUpload, clipPage, findReferences, prepareClip, storeClip, storedClip } from './upload.ts';
+
+const PATH = '/ingest/clips';
+
+type UploadResult = Static<typeof ClipUploadResult>;
+
+// The handler checks the body itself (the key before the body), so it is documented only.
+const CLIP_DOCS: RouteDocs = { body: ClipUpload, consumes: ['application/json', 'text/plain'] };
+
+const tooLarge = () => new AppError('payload_too_large', `A clip is at most ${CLIP_WIRE_LIMIT} bytes as sent and ${CLIP_BODY_LIMIT} bytes decompressed`);
+
+export async function clipIngestRoutes(app: App) {
+  const { store, clock, limiter, secrets, config } = app.services;
+
+  // As ingest: JSON sent as application/json or text/plain (no preflight for text/plain).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string', bodyLimit: CLIP_BODY_LIMIT }, (_request, body, done) => {
+    const text = body as string;
+    if (text.trim() === '') return done(null, undefined);
+    if (nestedDeeperThan(text, CLIP_MAX_DEPTH)) {
+      return done(new AppError('invalid_input', `The body nests more than ${CLIP_MAX_DEPTH} levels deep`, { field: 'body', reason: `nested more than ${CLIP_MAX_DEPTH} levels deep` }), undefined);
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(new AppError('invalid_json', 'The body is not valid JSON'), undefined);
+    }
+  });
+
+  // The wire limit counts the bytes as sent; Fastify's bodyLimit the bytes once decompressed.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    if (Number(request.headers['content-length'] ?? 0) > CLIP_WIRE_LIMIT) throw tooLarge();
+    const encoding = request.headers['content-encoding']?.toLowerCase();
+    const gzip = encoding === 'gzip';
+    if (encoding && encoding !== 'identity' && !gzip) throw new AppError('unsupported_media_type', 'Content-Encoding must be gzip or identity');
+    const out = (gzip ? createGunzip() : new PassThrough()) as (PassThrough | ReturnType<typeof createGunzip>) & { receivedEncodedLength?: number };
+    let received = 0;
+    payload.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      out.receivedEncodedLength = received;
+      if (received > CLIP_WIRE_LIMIT) out.destroy(tooLarge());
+    });
+    payload.on('error', (err) => out.destroy(err));
+    return payload.pipe(out) as unknown as Readable;
+  });
+
+  openCors(app, PATH, 'POST');
+
+  app.post(PATH, {
+    bodyLimit: CLIP_BODY_LIMIT,
+    config: {
+      access: { surface: 'ingest' },
+      docs: CLIP_DOCS,
+    },
+    schema: {
+      tags: ['ingest'],
+      summary: 'Send a friction clip or a page snapshot (publishable key)',
+      description: 'Body JSON as application/json or text/plain, normally gzip-encoded: at most 1 MiB as sent, 8 MiB decompressed (413 payload_too_large). '
+        + 'A session or signal id the key\'s site does not hold is 404 not_found with details.field (sid or signal_ids), nothing stored. '
+        + 'stored:false is a polite no: duplicate (this id was stored before), budget (the site\'s daily byte budget is spent), element_cap (5 clips per element a UTC day), snapshot_exists (one per page and device class a day). '
+        + 'Bot user agents get stored:false with no reason.',
+      response: { 202: Envelope(ClipUploadResult) },
+    },
+  }, async (request, reply): Promise<{ data: UploadResult; error: null }> => {
+    const now = clock.now();
+    const sender = { body: request.body, authorization: request.headers.authorization, userAgent: request.headers['user-agent'], ip: request.ip, now };
+    const auth = unwrap(await authenticate({ store, secrets, limiter }, sender));
+    request.auth = auth;
+    const upload = checkUpload(request.body, now);
+    if (!auth.scopes.includes('ingest:write')) throw new AppError('missing_scope', 'This key cannot ingest (needs ingest:write)', { required: ['ingest:write'] });
+    const site = unwrap(await resolveSite(store.db, auth, { batch: upload }));
+    const limited = await rateLimit(limiter, config.rateLimits.ingest, auth, now);
+    setRateLimitHeaders(reply, limited.hit, now);
+    unwrap(limited);
+    unwrap(checkOrigin(site, request.headers.origin));
+    const environment = upload.env ?? 'production';
+    const userAgent = upload.meta?.ua ?? request.headers['user-agent'] ?? null;
+    reply.code(202);
+    if (!DEVELOPMENT_ENVIRONMENTS.has(environment) && isBotUserAgent(userAgent)) return ok({ id: upload.id, stored: false, bytes: 0 });
+
+    // Reads of committed rows (the SDK sends its events before the clip) go to the read pool,
+    // so they never queue behind ingest's writes on the main connection; only the storing
+    // transaction (which checks for a duplicate again) takes it.
+    const { pageGroups } = await loadIngestSettings(store.readDb, site.id, environment);
+    const page = clipPage(upload.page, pageGroups);
+    const refs = await findReferences(store.readDb, site.id, upload);
+    // A retry of a stored upload is answered before its events are compressed again.
+    const earlier = await storedClip(store.readDb, site.id, upload.id);
+    if (earlier) return ok({ id: upload.id, stored: false, reason: 'duplicate', clip_id: earlier.id, bytes: earlier.bytes });
+    const clip = await prepareClip(upload, { siteId: site.id, page, device: deviceClass(userAgent), refs });
+    const outcome = await storeClip(store.db, clip, now);
+    if (outcome.stored) return ok({ id: upload.id, stored: true, clip_id: outcome.clipId, bytes: clip.body.length });
+    return ok({ id: upload.id, stored: false, reason: outcome.reason, ...(outcome.clipId ? { clip_id: outcome.clipId } : {}), bytes: clip.body.length });
+  });
+}
+
+function unwrap<T>(result: Ok<T> | Refusal): T {
+  if (result.kind === 'error') throw result.error;
+  return result.value;
+}
