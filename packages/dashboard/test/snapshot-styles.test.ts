@@ -25,6 +25,9 @@ describe('lifting a snapshot\'s CSS', () => {
     const json = JSON.stringify(out);
     expect(json).not.toMatch(/color: red|color: green|_cssText|shop\.example/);
     expect(json).toContain('"class":"x"');
+    // Where a sheet was, an inert <template> keeps the id (an empty <style> would still be refused by the CSP).
+    expect(json.match(/"tagName":"template"/g)).toHaveLength(3);
+    expect(json).not.toContain('"tagName":"style"');
   });
 
   it('leaves scripts and on… attributes out of the rebuilt page', () => {

@@ -38,8 +38,9 @@ export function liftStyles(node: SerializedNode, into: LiftedStyles = emptyLifte
   if (tag === 'style' || (tag === 'link' && cssText !== null)) {
     const text = cssText ?? (node.childNodes ?? []).map((c) => c.textContent ?? '').join('');
     if (text.trim()) into.sheets.set(node.id, text.split(SPLIT).join(''));
-    // An empty <style> holds the place (later mutations may name its id); a <link> loses its address.
-    return { ...node, tagName: 'style', attributes: {}, childNodes: [] };
+    // An inert <template> holds the place (later mutations may name its id): even an empty
+    // <style> is refused by the CSP, and a <link> would fetch its address.
+    return { ...node, tagName: 'template', attributes: {}, childNodes: [] };
   }
   return { ...node, attributes, childNodes: node.childNodes ? liftChildren(node.childNodes, into) : node.childNodes };
 }
