@@ -80,9 +80,12 @@ describe.skipIf(!chromiumReady)('the dashboard\'s heatmap over snapshots and cli
 
   it('draws the page heatmap over the rebuilt snapshot, each press of an element inside that element\'s box', async () => {
     const t = await tab();
+    const elementAsks: string[] = [];
+    t.page.on('request', (r) => { if (r.url().includes('/v1/query/element-heatmap')) elementAsks.push(new URL(r.url()).searchParams.get('selector') ?? ''); });
     try {
       await open(t.page, `#/page?path=${encodeURIComponent(FIXTURE_PAGE)}&device=desktop`, '.snapshot-overlay .pt');
       await t.page.locator('.snapshot-overlay g.el-box[data-selector="#place-order"]').waitFor();
+      await t.page.locator('.snapshot-overlay .pt[data-el="#place-order"]').first().waitFor();
       const seen = await t.page.evaluate(() => {
         const frame = document.querySelector<HTMLIFrameElement>('.snapshot-page iframe')!;
         const doc = frame.contentDocument!;
@@ -135,6 +138,8 @@ describe.skipIf(!chromiumReady)('the dashboard\'s heatmap over snapshots and cli
       const drawn = seen.boxes[1].rect;
       for (const k of ['left', 'top', 'right', 'bottom'] as const) expect(Math.abs(drawn[k] - seen.button[k])).toBeLessThanOrEqual(2);
       expect(seen.boxes.every((b) => b.tabindex === '0')).toBe(true);
+      // Each element found in the snapshot asked for its element heatmap once (not on every render).
+      expect(elementAsks.sort()).toEqual(['#checkout-card', '#place-order']);
       // Pressing the button's centre (inside the card too) opens the button, the smallest box there.
       await t.page.locator('.snapshot-overlay g.el-box[data-selector="#place-order"]').scrollIntoViewIfNeeded();
       await t.page.screenshot({ path: join(SHOTS, 'clips-heatmap-over-snapshot-1280x720.png') });

@@ -3,13 +3,12 @@
 // scrubber with the signal's moment marked on it, and the speed. It opens paused at the
 // signal's moment, with a pulse where the signal happened.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../state/api.ts';
+import { api, ApiError } from '../state/api.ts';
 import type { Clip, ClipDetail } from '../state/types.ts';
 import { clipSpan, fitViewport, scrubberFraction, signalMoment, signalPoint } from '../layout/clip-timeline.ts';
 import type { ClipReplay } from '../lib/replay.ts';
 import { signalStyle } from '../lib/signal-style.ts';
 import { Async, ErrorNote, useApi } from './async.tsx';
-import { ApiError } from '../state/api.ts';
 import { useWidth } from './use-width.ts';
 
 const SPEEDS = [1, 2, 4] as const;

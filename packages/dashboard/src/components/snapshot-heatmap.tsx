@@ -15,6 +15,7 @@ import { num } from '../lib/format.ts';
 import { markPath, signalStyle } from '../lib/signal-style.ts';
 import type { RebuiltSnapshot } from '../lib/snapshot-frame.ts';
 import { Legend } from './bits.tsx';
+import { rangeQuery, type Range } from './filters.tsx';
 import { useWidth } from './use-width.ts';
 
 
@@ -39,8 +40,8 @@ function DensityLayer({ points, width, height }: { points: Point[]; width: numbe
   return <canvas ref={canvas} class="density" width={width} height={height} aria-hidden="true" />;
 }
 
-export function SnapshotHeatmap({ site, page, device, query, points, snapshot, selected, onSelect, onUnusable }: {
-  site: string; page: string; device: DeviceClass; query: Record<string, string>; points: HeatPoint[]; snapshot: PageSnapshot;
+export function SnapshotHeatmap({ site, page, device, range, points, snapshot, selected, onSelect, onUnusable }: {
+  site: string; page: string; device: DeviceClass; range: Range; points: HeatPoint[]; snapshot: PageSnapshot;
   selected: string | null; onSelect(selector: string): void; onUnusable(): void;
 }) {
   const [box, width] = useWidth<HTMLDivElement>();
@@ -72,11 +73,13 @@ export function SnapshotHeatmap({ site, page, device, query, points, snapshot, s
   useEffect(() => {
     if (!foundKey) return;
     let live = true;
-    Promise.all(found.map((f) => api.get<ElementHeatmapData>('/query/element-heatmap', { ...query, site_id: site, page, selector: f.selector, device })
+    // The period as the page's heatmap has it (computed here: `from` moves with the clock, so it is no dependency).
+    const period = rangeQuery(range);
+    Promise.all(found.map((f) => api.get<ElementHeatmapData>('/query/element-heatmap', { ...period, site_id: site, page, selector: f.selector, device })
       .then((h) => [f.selector, h.points] as const, () => [f.selector, []] as const)))
       .then((pairs) => { if (live) setInElement(Object.fromEntries(pairs)); });
     return () => { live = false; };
-  }, [foundKey, site, page, device, JSON.stringify(query)]);
+  }, [foundKey, site, page, device, range]);
 
   const viewportHeight = Math.round(snapshot.width * VIEWPORTS[device].height / VIEWPORTS[device].width);
   const placed = rebuilt ? placeAll(points, found, inElement, { width: snapshot.width, height: Math.min(snapshot.height, viewportHeight) }) : [];

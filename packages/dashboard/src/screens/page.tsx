@@ -113,7 +113,7 @@ function Heatmap({ site, page, device, range, points, selected, onSelect }: {
       </>
     );
   }
-  return <SnapshotHeatmap site={site} page={page} device={device} query={rangeQuery(range)} points={points} snapshot={snapshot.data} selected={selected} onSelect={onSelect} onUnusable={() => setUnusable(true)} />;
+  return <SnapshotHeatmap site={site} page={page} device={device} range={range} points={points} snapshot={snapshot.data} selected={selected} onSelect={onSelect} onUnusable={() => setUnusable(true)} />;
 }
 
 const RANGE_DAYS: Record<Range, number> = { '30d': 30, '7d': 7, '24h': 1 };
