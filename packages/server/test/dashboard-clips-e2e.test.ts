@@ -230,6 +230,11 @@ describe.skipIf(!chromiumReady)('the dashboard\'s heatmap over snapshots and cli
     await answerClipRoutes(u.page, fixtures, { issue_id: issueId, session_id: sessions[0].session_id }, false);
     try {
       await open(u.page, `#/sessions/${sessions[0].session_id}`, '.session-clips button');
+      // The clip's mark is on the strip (a clip at the session's very end included).
+      const strip = (await u.page.locator('.session-clips').boundingBox())!;
+      const mark = (await u.page.locator('.session-clips button').boundingBox())!;
+      expect(mark.x).toBeGreaterThanOrEqual(strip.x);
+      expect(mark.x + mark.width).toBeLessThanOrEqual(strip.x + strip.width);
       await u.page.locator('.session-clips button').click();
       await u.page.locator('.clip-stage iframe').waitFor();
       await u.page.locator('#ss-clips').scrollIntoViewIfNeeded();

@@ -80,7 +80,7 @@ function SessionStrip({ session, clips, playing, onPlay, children }: { session: 
           const at = clipOnSession(c, session);
           const label = `Watch the clip at ${new Date(c.started_at).toLocaleTimeString()} (${clipLength(c)}, ${c.signal_types.join(', ')})`;
           return <button key={c.id} type="button" data-clip={c.id} aria-label={label} title={label} aria-pressed={playing?.id === c.id}
-            style={{ left: `${(at.from * 100).toFixed(2)}%`, width: `max(0.9rem, ${((at.to - at.from) * 100).toFixed(2)}%)` }} onClick={() => onPlay(playing?.id === c.id ? null : c)} />;
+            style={{ left: `min(${(at.from * 100).toFixed(2)}%, calc(100% - 0.9rem))`, width: `max(0.9rem, ${((at.to - at.from) * 100).toFixed(2)}%)` }} onClick={() => onPlay(playing?.id === c.id ? null : c)} />;
         })}
       </div>
       {children}

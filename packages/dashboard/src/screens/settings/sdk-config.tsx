@@ -171,10 +171,10 @@ function SdkConfigForm({ site, environments, saved }: { site: string | null; env
             <label class="check"><input type="checkbox" {...flag('clips.allow_media')} /> Allow media (show images, video and canvas instead of grey boxes)</label>
             {errors['clips.enabled'] && <span class="field-error" id="sdk-clips-enabled-error" role="alert">{errors['clips.enabled']}</span>}
             {errors['clips.allow_media'] && <span class="field-error" id="sdk-clips-allow_media-error" role="alert">{errors['clips.allow_media']}</span>}
+            <Field {...field('clips.unmask')} label="Unmasked text (one CSS selector a line: text inside these is recorded as it is)">
+              <textarea {...text('clips.unmask')} rows={2} class="mono" />
+            </Field>
           </fieldset>
-          <Field {...field('clips.unmask')} label="Unmasked text (one CSS selector a line: text inside these is recorded as it is)">
-            <textarea {...text('clips.unmask')} rows={2} class="mono" />
-          </Field>
           <Field {...field('verification_environments')} label="Verification environments (one a line: where a fix is checked before production)">
             <textarea {...text('verification_environments')} rows={2} class="mono" />
           </Field>
