@@ -168,7 +168,7 @@ function SdkConfigForm({ site, environments, saved }: { site: string | null; env
               {' '}Recorded: the page's layout, scrolling, pointer moves and clicks. Never recorded: text (masked unless a selector below unmasks it), what is typed into inputs (masked), images, video, canvas and iframes (unless media are allowed), and anything marked <code>data-mallard-block</code>, whatever this says. Masking happens in the browser, before anything is sent.
             </p>
             <label class="check"><input type="checkbox" {...flag('clips.enabled')} /> Record clips</label>
-            <label class="check"><input type="checkbox" {...flag('clips.allow_media')} /> Allow media (show images, video and canvas instead of grey boxes)</label>
+            <label class="check"><input type="checkbox" {...flag('clips.allow_media')} /> Allow media (record images, video and canvas instead of blocking them)</label>
             {errors['clips.enabled'] && <span class="field-error" id="sdk-clips-enabled-error" role="alert">{errors['clips.enabled']}</span>}
             {errors['clips.allow_media'] && <span class="field-error" id="sdk-clips-allow_media-error" role="alert">{errors['clips.allow_media']}</span>}
             <Field {...field('clips.unmask')} label="Unmasked text (one CSS selector a line: text inside these is recorded as it is)">
