@@ -1,6 +1,7 @@
-// Builds the dashboard with esbuild: one JavaScript and one CSS bundle (uPlot's stylesheet
-// included) and the icon, each named by its content hash, plus the entry page that names
-// them. The server builds it the same way through buildDashboard() at start, so `npm start`
+// Builds the dashboard with esbuild: the entry script, the chunks it imports on demand (the
+// clip player and the snapshot rebuild, so the first load stays small), one CSS bundle (uPlot's
+// stylesheet included) and the icon, each named by its content hash, plus the
+// entry page that names them. The server builds it the same way through buildDashboard() at start, so `npm start`
 // needs no build step; `npm run build` writes dist/ for installs without esbuild.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -49,9 +50,11 @@ export async function buildDashboard() {
     minify: true,
     write: false,
     format: 'esm',
+    splitting: true,
     target: ['chrome109', 'firefox115', 'safari16'],
     outdir: join(root, 'out'),
     entryNames: '[name]-[hash]',
+    chunkNames: 'chunk-[hash]',
     jsx: 'automatic',
     jsxImportSource: 'preact',
     legalComments: 'none',
@@ -61,7 +64,7 @@ export async function buildDashboard() {
   const icon = readFileSync(join(root, 'src', 'icon.svg'));
   const iconName = hashName('icon.svg', icon);
   assets.push({ name: iconName, contents: new Uint8Array(icon) });
-  const script = assets.find((a) => a.name.endsWith('.js'))?.name;
+  const script = assets.find((a) => a.name.startsWith('main-') && a.name.endsWith('.js'))?.name;
   const style = assets.find((a) => a.name.endsWith('.css'))?.name;
   if (!script || !style) throw new Error('the dashboard build produced no script or no stylesheet');
   return { version, index: entryPage({ script, style, icon: iconName }), assets };

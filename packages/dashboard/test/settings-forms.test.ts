@@ -87,3 +87,26 @@ describe('the SDK config form', () => {
     expect(controlOf('body')).toBeNull();
   });
 });
+
+describe('the SDK config form: clips', () => {
+  it('leaves clips out of a config that never had them, so saving other settings does not name them', () => {
+    const { config } = toConfig(fromConfig({ sample_rate: 1 }), { sample_rate: 1 });
+    expect(config).toEqual({ sample_rate: 1 });
+  });
+
+  it('writes the switch, the unmask selectors and allow-media as one clips setting, and turning off is an explicit false', () => {
+    const on = toConfig({ ...fromConfig({}), 'clips.enabled': true, 'clips.unmask': '.price\n  #plan-name \n' }, {});
+    expect(on.config).toEqual({ clips: { enabled: true, unmask: ['.price', '#plan-name'], allow_media: false } });
+    const stored = on.config;
+    expect(fromConfig(stored)['clips.unmask']).toBe('.price\n#plan-name');
+    const off = toConfig({ ...fromConfig(stored), 'clips.enabled': false }, stored);
+    expect(patchBetween(stored, off.config)).toEqual({ clips: { enabled: false, unmask: ['.price', '#plan-name'], allow_media: false } });
+    expect(patchBetween(stored, toConfig(fromConfig(stored), stored).config)).toEqual({});
+  });
+
+  it('sends an API error about clips to its control', () => {
+    expect(controlOf('clips.unmask.0')).toBe('clips.unmask');
+    expect(controlOf('clips.allow_media')).toBe('clips.allow_media');
+    expect(controlOf('clips')).toBe('clips.enabled');
+  });
+});

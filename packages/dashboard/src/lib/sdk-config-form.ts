@@ -12,6 +12,7 @@ export const CONTROLS = [
   'ignore_selectors', 'page_groups', 'signal_weights', 'signals',
   'revenue_config.currency', 'revenue_config.average_value_cents', 'revenue_config.plan_values', 'revenue_config.conversion_events',
   'verification_environments',
+  'clips.enabled', 'clips.unmask', 'clips.allow_media',
 ] as const;
 export type Control = (typeof CONTROLS)[number];
 export type Values = Record<Control, string | boolean>;
@@ -41,6 +42,9 @@ export function fromConfig(config: Config): Values {
     'revenue_config.plan_values': named(revenue.plan_values),
     'revenue_config.conversion_events': list(revenue.conversion_events).join('\n'),
     verification_environments: list(config.verification_environments).join('\n'),
+    'clips.enabled': obj(config.clips).enabled === true,
+    'clips.unmask': list(obj(config.clips).unmask).join('\n'),
+    'clips.allow_media': obj(config.clips).allow_media === true,
   };
 }
 
@@ -117,6 +121,12 @@ export function toConfig(values: Values, stored: Config): { config: Config; issu
 
   const environments = lines(String(values.verification_environments));
   if (environments.length > 0) config.verification_environments = environments;
+
+  // Clips are written whole once set (or stored), so turning them off is an explicit false.
+  const unmask = lines(String(values['clips.unmask']));
+  if (values['clips.enabled'] === true || values['clips.allow_media'] === true || unmask.length > 0 || 'clips' in stored) {
+    config.clips = { enabled: values['clips.enabled'] === true, unmask, allow_media: values['clips.allow_media'] === true };
+  }
   return { config, issues };
 }
 
@@ -142,6 +152,7 @@ export function controlOf(field: string): Control | null {
   if ((CONTROLS as readonly string[]).includes(two)) return two as Control;
   if (parts[0] === 'revenue_config') return 'revenue_config.currency';
   if (parts[0] === 'privacy') return 'privacy.respect_dnt';
+  if (parts[0] === 'clips') return 'clips.enabled';
   if ((CONTROLS as readonly string[]).includes(parts[0])) return parts[0] as Control;
   return null;
 }

@@ -1,6 +1,7 @@
 // Issue detail: status buttons for the moves allowed (every settable status but the current
 // one; members and up), assignee, notes, evidence, the element heatmap, linked sessions,
-// verification history, deploy correlation and the ticket.
+// clips to watch (each opening at the signal's moment), verification history, deploy
+// correlation and the ticket.
 import { useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href } from '../state/router.ts';
@@ -10,6 +11,7 @@ import { ActionOutcome, Async, Empty, useAction, useApi } from '../components/as
 import { Badge, Priority, SignalChip, Time } from '../components/bits.tsx';
 import { useCurrency } from '../state/currency.ts';
 import { ElementHeatmap } from '../components/element-heatmap.tsx';
+import { ClipsBlock } from '../components/clips.tsx';
 import { delta, moneyPerMonth, num, percent, words } from '../lib/format.ts';
 
 const SETTABLE = ['open', 'triaged', 'in_progress', 'verified', 'resolved', 'ignored'] as const;
@@ -137,6 +139,11 @@ export function IssueScreen({ site, id }: { site: string; id: string }) {
                 )}
               </section>
             </div>
+            <section class="card" aria-labelledby="is-clips">
+              <h2 id="is-clips">Clips</h2>
+              <ClipsBlock site={site} query={{ issue_id: i.id }} what="this issue"
+                signalTimes={Object.fromEntries(i.evidence.map((e) => [e.signal_id, Date.parse(e.occurred_at)]))} />
+            </section>
             <div class="grid two">
               <section class="card" aria-labelledby="is-sessions">
                 <h2 id="is-sessions">Linked sessions</h2>

@@ -3,16 +3,18 @@
 // recent deploys, budgets with consumption, active alerts and annotations. Every block says
 // which window its numbers cover; the device and period filters apply to the history, the
 // heatmaps and the elements, and the blocks they cannot change say so.
-import { useEffect, useRef } from 'preact/hooks';
-import { api } from '../state/api.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError } from '../state/api.ts';
 import { href, navigate, route } from '../state/router.ts';
-import type { ElementHeatmap as ElementHeatmapData, ElementRow, IssueList, PageDetail, PageHeatmap as PageHeatmapData, Scores, Trends } from '../state/types.ts';
+import type { ElementHeatmap as ElementHeatmapData, ElementRow, IssueList, PageDetail, PageHeatmap as PageHeatmapData, PageSnapshot, Scores, Trends } from '../state/types.ts';
 import { useCurrency } from '../state/currency.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { Badge, Score, SignalChip, Time, Trend, Window } from '../components/bits.tsx';
 import { Bar } from '../components/bar.tsx';
 import { ScoreChart } from '../components/score-chart.tsx';
 import { PageHeatmap } from '../components/page-heatmap.tsx';
+import { SnapshotHeatmap } from '../components/snapshot-heatmap.tsx';
+import { useClipsOn } from '../components/clips.tsx';
 import { ElementHeatmap } from '../components/element-heatmap.tsx';
 import { DevicePicker, RangePicker, asDevice, asRange, rangeQuery, RANGES, type Range } from '../components/filters.tsx';
 import { AlertList } from './overview.tsx';
@@ -82,6 +84,36 @@ function SelectedElement({ site, page, selector, device, range }: { site: string
       </Async>
     </section>
   );
+}
+
+/**
+ * The heatmap over the page's latest snapshot for the device class, or the viewport frame
+ * where there is none yet (404) or it cannot be drawn. Snapshots come with clips, so a site
+ * with clips off is not asked for one (each 404 would be logged by the browser).
+ */
+function Heatmap({ site, page, device, range, points, selected, onSelect }: {
+  site: string; page: string; device: DeviceClass; range: Range; points: PageHeatmapData['points']; selected: string | null; onSelect(selector: string): void;
+}) {
+  const clipsOn = useClipsOn(site, true);
+  const wanted = clipsOn.state === 'ok' && clipsOn.data === true;
+  const snapshot = useApi(() => (wanted ? api.get<PageSnapshot>('/query/page-snapshot', { site_id: site, page, device }) : Promise.resolve(null))
+    .catch((err: unknown) => { if (err instanceof ApiError && err.code === 'not_found') return null; throw err; }), [site, page, device, wanted]);
+  const [unusable, setUnusable] = useState(false);
+  useEffect(() => setUnusable(false), [snapshot.data]);
+  if (clipsOn.state === 'loading' || snapshot.state === 'loading') return <Async load={snapshot} what="the page snapshot">{() => null}</Async>;
+  const frame = <PageHeatmap page={page} device={device} points={points} selected={selected} onSelect={onSelect} />;
+  if (snapshot.state === 'error' || !snapshot.data || unusable) {
+    const why = snapshot.state === 'error' || unusable ? 'The page\'s snapshot could not be drawn'
+      : wanted ? 'No snapshot of this page for this device class yet (with clips on, the SDK sends one a day)'
+        : 'No snapshot of this page: snapshots come with clips, which are off for this site (Settings › SDK config)';
+    return (
+      <>
+        {frame}
+        <p class="muted small" data-testid="no-snapshot">{why}, so the presses are shown in a frame of the viewport.</p>
+      </>
+    );
+  }
+  return <SnapshotHeatmap site={site} page={page} device={device} range={range} points={points} snapshot={snapshot.data} selected={selected} onSelect={onSelect} onUnusable={() => setUnusable(true)} />;
 }
 
 const RANGE_DAYS: Record<Range, number> = { '30d': 30, '7d': 7, '24h': 1 };
@@ -180,11 +212,11 @@ function PageBody({ site, page, scored }: { site: string; page: string; scored: 
 
       <section class="card" aria-labelledby="pg-heat">
         <h2 id="pg-heat">Where people struggled</h2>
-        <p class="muted small">{RANGES[range]}, {VIEWPORTS[device].name.toLowerCase()}. Points are where presses landed in the visible window, so each device class has its own frame. Choose a box to see that element up close.</p>
+        <p class="muted small">{RANGES[range]}, {VIEWPORTS[device].name.toLowerCase()}. Drawn over the page's latest snapshot for the device class where there is one (an element's presses inside its box), otherwise in a frame of the viewport, where presses landed in the visible window. Choose a box to see that element up close.</p>
         <Async load={heat} what="the page heatmap">
           {(h) => h.count === 0
             ? <Empty>No rage clicks, dead clicks or disabled-control presses on this page for {VIEWPORTS[device].name.toLowerCase()} in this period.</Empty>
-            : <PageHeatmap page={page} device={device} points={h.points} selected={selected} onSelect={open} />}
+            : <Heatmap site={site} page={page} device={device} range={range} points={h.points} selected={selected} onSelect={open} />}
         </Async>
       </section>
 

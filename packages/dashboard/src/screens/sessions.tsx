@@ -1,11 +1,13 @@
 // Sessions: the sessions search (filters, sorts and pages from the server), and one session as a
-// timeline: the narrative, each page with the time spent on it, each signal as a labelled chip.
+// timeline: the narrative, its clips at their moments (each opening the player), each page with
+// the time spent on it, each signal as a labelled chip.
 import { useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, navigate } from '../state/router.ts';
 import type { SessionDetail, SessionEvent } from '../state/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { SignalChip, Time } from '../components/bits.tsx';
+import { SessionClips } from '../components/clips.tsx';
 import { duration, num, words } from '../lib/format.ts';
 import { signalStyle } from '../lib/signal-style.ts';
 import { visits } from '../lib/visits.ts';
@@ -41,6 +43,10 @@ function SessionView({ site, id }: { site: string; id: string }) {
             <section class="card" aria-labelledby="ss-story">
               <h2 id="ss-story">What happened</h2>
               <p class="narrative">{narrative}</p>
+            </section>
+            <section class="card" aria-labelledby="ss-clips">
+              <h2 id="ss-clips">Clips</h2>
+              <SessionClips site={site} session={s} signalTimes={Object.fromEntries(events.filter((e) => e.type === 'signal').map((e) => [e.id, Date.parse(e.occurred_at)]))} />
             </section>
             <section class="card" aria-labelledby="ss-timeline">
               <h2 id="ss-timeline">Timeline</h2>

@@ -81,7 +81,7 @@ export interface PageDetail {
   recent_deploys: Deploy[]; annotations: Annotation[]; budgets: Budget[];
 }
 
-export interface PageHeatmap { page: string; count: number; points: { vx: number; vy: number; signal: string; el?: string }[] }
+export interface PageHeatmap { page: string; count: number; points: { vx: number; vy: number; signal: string; el?: string; rx?: number; ry?: number }[] }
 export interface ElementHeatmap { page: string; selector: string; count: number; points: { rx: number; ry: number; signal: string }[] }
 
 export interface FrictionEdge {
@@ -113,3 +113,17 @@ export interface Recommendation {
   priority: number; priority_reason: string; recommendation: string; issue_url: string;
 }
 export interface Recommendations { currency: string; recommendations: Recommendation[] }
+
+/** A friction clip: a few masked seconds of rrweb recording around one or more signals. */
+export interface Clip {
+  id: string; session_id: string; page: string; device: string | null; signal_ids: string[]; signal_types: string[];
+  started_at: string; ended_at: string; bytes: number;
+}
+export interface ClipList { clips: Clip[]; total: number; offset: number; limit: number }
+/** The clip with its rrweb events, decompressed. */
+export interface ClipDetail extends Clip { events: { type: number; timestamp: number; data?: unknown }[] }
+/** The page's latest snapshot: rrweb's full-snapshot event (type 2) with the page's laid-out size. */
+export interface PageSnapshot {
+  page: string; device: string; width: number; height: number; taken_at: string;
+  snapshot: { type: number; timestamp?: number; data: { node: unknown; initialOffset?: { top: number; left: number } } };
+}

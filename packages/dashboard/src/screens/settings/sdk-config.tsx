@@ -19,7 +19,7 @@ export function SdkConfigSection({ site }: { site: string | null }) {
   return (
     <>
       <h2>SDK config</h2>
-      <p class="muted">What the browser SDK reads at start, per environment: sampling, privacy, ignored elements, page groups, signal weights and thresholds, revenue. Another environment overrides production setting by setting.</p>
+      <p class="muted">What the browser SDK reads at start, per environment: sampling, privacy, ignored elements, page groups, signal weights and thresholds, revenue, clips. Another environment overrides production setting by setting.</p>
       <Async load={configs} what="the SDK config">
         {(c) => (
           <>
@@ -159,6 +159,20 @@ function SdkConfigForm({ site, environments, saved }: { site: string | null; env
             </Field>
             <Field {...field('revenue_config.conversion_events')} label="Conversion events (one event name a line)">
               <textarea {...text('revenue_config.conversion_events')} rows={2} class="mono" />
+            </Field>
+          </fieldset>
+          <fieldset class="checks clips-settings">
+            <legend>Clips (friction replay)</legend>
+            <p class="muted small" data-testid="clips-recorded">
+              With clips on, the SDK keeps the last few seconds of the page in memory and sends them only when a friction signal fires: up to 10 s before and 5 s after it, never whole sessions, and once a day a snapshot of each page for the heatmaps.
+              {' '}Recorded: the page's layout, scrolling, pointer moves and clicks. Never recorded: text (masked unless a selector below unmasks it), what is typed into inputs (masked), images, video, canvas and iframes (unless media are allowed), and anything marked <code>data-mallard-block</code>, whatever this says. Masking happens in the browser, before anything is sent.
+            </p>
+            <label class="check"><input type="checkbox" {...flag('clips.enabled')} /> Record clips</label>
+            <label class="check"><input type="checkbox" {...flag('clips.allow_media')} /> Allow media (record images, video and canvas instead of blocking them)</label>
+            {errors['clips.enabled'] && <span class="field-error" id="sdk-clips-enabled-error" role="alert">{errors['clips.enabled']}</span>}
+            {errors['clips.allow_media'] && <span class="field-error" id="sdk-clips-allow_media-error" role="alert">{errors['clips.allow_media']}</span>}
+            <Field {...field('clips.unmask')} label="Unmasked text (one CSS selector a line: text inside these is recorded as it is)">
+              <textarea {...text('clips.unmask')} rows={2} class="mono" />
             </Field>
           </fieldset>
           <Field {...field('verification_environments')} label="Verification environments (one a line: where a fix is checked before production)">
