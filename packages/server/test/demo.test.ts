@@ -12,6 +12,8 @@ import { serveWithDemo, type Served } from '../src/demo/serve.ts';
 import { CREDENTIALS_FILE, DEMO_EMAIL, prepareDemo, startTrickle, type DemoCredentials } from '../src/demo/first-run.ts';
 import { openStore } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
+import { DEMO_CLIPS_CONFIG, DEMO_PAGES } from '../src/demo/demo-pages.ts';
+import { PROBLEMS } from '../src/simulate/scenario.ts';
 
 // A fixed "now", so the simulated traffic (seeded) and therefore the whole demo are the same on every run.
 const NOW = Date.UTC(2026, 10, 20, 15, 7, 0);
@@ -122,7 +124,27 @@ describe('first start with the demo (SQLite, empty data dir)', () => {
   it('records friction clips: the SDK config the demo pages fetch has clips on, filed under the browser\'s device class', async () => {
     const res = await served.server.app.inject({ method: 'GET', url: `/v1/sdk-config?key=${creds.keys.publishable}`, headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36' } });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().data.clips).toMatchObject({ enabled: true, unmask: [], allow_media: false, accepting: true, device: 'desktop' });
+    expect(res.json().data.clips).toMatchObject({ enabled: true, unmask: DEMO_CLIPS_CONFIG.unmask, allow_media: false, accepting: true, device: 'desktop' });
+    // The demo's own uploads: each planted problem's element has its day's clips, each page its snapshot.
+    expect(res.json().data.clips.full_elements).toEqual(expect.arrayContaining(Object.values(PROBLEMS).map((p) => p.selector)));
+    expect(res.json().data.clips.snapshots_taken).toEqual(expect.arrayContaining(Object.keys(DEMO_PAGES).map((page) => `desktop:${page}`)));
+  });
+
+  it('has clips to watch for its worst issues, and a snapshot under each static page\'s heatmap', async () => {
+    const { issues } = await data(`/v1/query/issues?site_id=${creds.site_id}&attention=true&limit=5`);
+    expect(issues.length).toBeGreaterThan(0);
+    for (const issue of issues as { id: string; page: string; element_selector: string }[]) {
+      const planted = Object.values(PROBLEMS).some((p) => p.page === issue.page && p.selector === issue.element_selector);
+      if (!planted) continue;
+      const { clips, total } = await data(`/v1/query/clips?site_id=${creds.site_id}&issue_id=${issue.id}`);
+      expect(total, `${issue.page} ${issue.element_selector}`).toBeGreaterThan(0);
+      const clip = await data(`/v1/query/clips/${clips[0].id}?site_id=${creds.site_id}`);
+      expect(clip.events.map((e: { type: number }) => e.type).slice(0, 2)).toEqual([4, 2]);
+      expect(clip.signal_ids.length).toBeGreaterThan(0);
+    }
+    const snapshot = await data(`/v1/query/page-snapshot?site_id=${creds.site_id}&page=/checkout&device=desktop`);
+    expect(snapshot).toMatchObject({ page: '/checkout', device: 'desktop', width: 1280, height: 800 });
+    expect(snapshot.snapshot.type).toBe(2);
   });
 
   it('has its checkout funnel saved, and every step of it has traffic, with the planted checkout friction where people drop', async () => {

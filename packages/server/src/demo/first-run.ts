@@ -17,6 +17,7 @@ import { ingestBatches, seedStore, type Progress, type SeedSummary } from '../si
 import { HOURLY, SITE_ORIGIN } from '../simulate/scenario.ts';
 import { runPeriodically, type Periodic } from '../jobs/periodic.ts';
 import { DAY_MS } from '../domain/time.ts';
+import { DEMO_CLIPS_CONFIG } from './demo-pages.ts';
 
 export const DEMO_EMAIL = 'demo@mallard.example';
 export const DEMO_DAYS = 14;
@@ -69,8 +70,6 @@ function writeCredentials(path: string, credentials: DemoCredentials) {
  * pages, /cart, /checkout, and the checkout_completed event sent on /checkout/complete), so the
  * planted checkout problems show as friction where people drop.
  */
-/** The demo site records friction clips and page snapshots (new sites do not until turned on). */
-export const DEMO_CLIPS = { enabled: true };
 export const DEMO_FUNNELS = [{ name: 'Checkout', steps: ['/products/*', '/cart', '/checkout', 'checkout_completed'], window_minutes: 60 }];
 
 /** Creates the demo on the first start, or finds the one made before. */
@@ -104,7 +103,7 @@ export async function prepareDemo(store: Store, config: Config, clock: Clock, op
   writeCredentials(path, credentials);
   const plan = generatePlan({ days, sessionsPerDay, seed, end: now });
   log(`Demo: simulating ${days} days of traffic (${plan.sessions} sessions, ${plan.events} events) and scoring them...`);
-  const summary = await seedStore({ store, config, siteId: org.site_id, secretKey: org.keys.secret, plan, onProgress: options.onProgress, log, funnels: DEMO_FUNNELS, clips: DEMO_CLIPS });
+  const summary = await seedStore({ store, config, siteId: org.site_id, secretKey: org.keys.secret, plan, onProgress: options.onProgress, log, funnels: DEMO_FUNNELS, clips: DEMO_CLIPS_CONFIG });
   credentials.complete = true;
   writeCredentials(path, credentials);
   return { status: 'created', path, credentials, summary, ms: Date.now() - started };

@@ -15,6 +15,7 @@ import { runCycle } from '../pipeline/cycle.ts';
 import { runDeliveryOnce } from '../delivery/worker.ts';
 import type { AlertRuleSpec, SimAction, SimBatch, SimPlan } from './generate.ts';
 import { HOUR_MS } from '../domain/time.ts';
+import { uploadDemoClips, type DemoClipSummary } from '../demo/clip-uploads.ts';
 
 export type Progress = (phase: 'ingest' | 'pipeline', done: number, total: number) => void;
 
@@ -57,6 +58,8 @@ export interface SeedSummary {
   resolved: number;
   rules: number;
   deliveries: number;
+  /** Clips and page snapshots stored (with clips on). */
+  clips?: DemoClipSummary;
 }
 
 const UNLIMITED = { query: 1e9, manage: 1e9, ingest: 1e9, guide: 1e9, mcp: 1e9 };
@@ -189,6 +192,8 @@ export async function seedStore(options: StoreSeedOptions): Promise<SeedSummary>
     });
     summary.accepted = ingested.accepted;
     summary.rejected = ingested.rejected;
+    // With clips on, the demo's clips and page snapshots go through the upload route too.
+    if (options.clips?.enabled) summary.clips = await uploadDemoClips(app, store.db, key, siteId, plan.end);
 
     if (options.pipeline === false) {
       for (const action of plan.actions.filter((a) => a.kind === 'annotate' || a.kind === 'rule')) { clock.set(action.at); await applyAction(app, key, siteId, action, log); }
