@@ -8,6 +8,7 @@ import { BODY_LIMIT } from '../src/app.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../src/http/request-data.ts';
 import { INGEST_BODY_LIMIT } from '../src/ingest/schemas.ts';
 import { MCP_BODY_LIMIT } from '../src/mcp/routes.ts';
+import { CLIP_MAX_DEPTH, CLIP_WIRE_LIMIT } from '../src/features/clips/schemas.ts';
 import { ContractChecker } from './helpers/contract.ts';
 import { operationsOf, type FuzzOperation } from './helpers/fuzzer.ts';
 import { credentialFor, deepArrays, deepObjects, emptyObjects, fillPath, longKey } from './helpers/bad-requests.ts';
@@ -39,7 +40,9 @@ eachDialect('pathological input', ({ name, skip }) => {
   });
 
   // Ingest and MCP take bodies up to 1 MiB (MCP answers an argument over 64 KiB as a tool error); every other route 64 KiB.
-  const bodyLimitOf = (o: FuzzOperation) => (o.path === '/v1/ingest' ? INGEST_BODY_LIMIT : o.path === '/v1/mcp' ? MCP_BODY_LIMIT : BODY_LIMIT);
+  const bodyLimitOf = (o: FuzzOperation) => (o.path === '/v1/ingest' ? INGEST_BODY_LIMIT : o.path === '/v1/mcp' ? MCP_BODY_LIMIT : o.path === '/v1/ingest/clips' ? CLIP_WIRE_LIMIT : BODY_LIMIT);
+  // Clip uploads take rrweb snapshots, which nest two levels per level of a page's DOM.
+  const depthLimitOf = (o: FuzzOperation) => (o.path === '/v1/ingest/clips' ? CLIP_MAX_DEPTH : MAX_JSON_DEPTH);
 
   const send = (o: FuzzOperation, payload: string | Buffer, headers: Record<string, string> = {}) =>
     h.app.inject({
@@ -47,11 +50,11 @@ eachDialect('pathological input', ({ name, skip }) => {
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...credentialFor(o, org).headers, ...headers },
     });
 
-  function expectTooDeep(res: Inject, where: string) {
+  function expectTooDeep(res: Inject, where: string, limit = MAX_JSON_DEPTH) {
     expect(res.statusCode, `${where}: ${res.body.slice(0, 300)}`).toBe(400);
     expect(res.json(), where).toEqual({
       data: null,
-      error: { code: 'invalid_input', status: 400, message: expect.stringContaining(`${MAX_JSON_DEPTH}`), details: { field: 'body', reason: `nested more than ${MAX_JSON_DEPTH} levels deep` } },
+      error: { code: 'invalid_input', status: 400, message: expect.stringContaining(`${limit}`), details: { field: 'body', reason: `nested more than ${limit} levels deep` } },
     });
   }
 
@@ -74,7 +77,7 @@ eachDialect('pathological input', ({ name, skip }) => {
             expect(res.statusCode, where).toBe(413);
             expect(res.json().error.code, where).toBe('payload_too_large');
           } else {
-            expectTooDeep(res, where);
+            expectTooDeep(res, where, depthLimitOf(o));
             refusedTooDeep++;
           }
         }
