@@ -20,6 +20,7 @@ import { Prng } from '../src/simulate/prng.ts';
 import { openStore, type Dialect } from '../src/store/db.ts';
 import { migrateToLatest } from '../src/store/migrate.ts';
 import { weightResolver } from '../src/domain/signals.ts';
+import { backfillSessionPaths } from '../src/store/migrations/0022-session-path.ts';
 
 const registryWeight = weightResolver();
 
@@ -358,6 +359,9 @@ export async function buildDataset(url: string, spec: DatasetSpec, name: string,
   log(`${name}: rows written in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
   const cycles = path ? openStore(url, { sqliteReaders: 0 }) : store;
+  // Sessions' paths (migration 0022) from the rows written past ingest, as the migration fills them.
+  await backfillSessionPaths(cycles.db);
+  log(`${name}: session paths at ${((Date.now() - started) / 1000).toFixed(0)} s`);
   // The cycles of the last hour: scores, deploys' after-scores, issues from the last 48 hours.
   const lastCycle = Math.floor(spec.endAt / INTERVAL) * INTERVAL;
   for (const siteId of siteIds) {

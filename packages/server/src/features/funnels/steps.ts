@@ -12,6 +12,8 @@ export const MAX_EVENT_NAME = 128;
 export const MIN_WINDOW_MINUTES = 1;
 export const MAX_WINDOW_MINUTES = 10_080;
 export const DEFAULT_WINDOW_MINUTES = 60;
+/** The most sessions a funnel walks: the most recent entrants of step 1 in the window (funnel-sessions.ts). */
+export const FUNNEL_SESSION_CAP = 5000;
 
 /** The `steps` query parameter split at commas (each part trimmed). */
 export const splitSteps = (value: string): string[] => value.split(',').map((s) => s.trim());
