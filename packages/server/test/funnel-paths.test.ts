@@ -105,6 +105,12 @@ eachDialect('funnel paths', ({ name }) => {
     const pattern = await entrantSessionIds(h.store.db, org.site_id, { step: '/ca*', kind: 'page' }, window, 1, 1);
     expect([pattern.sampled, pattern.sids.length]).toEqual([true, 1]);
     expect([s3, s4]).toContain(pattern.sids[0]);
+    // An event step reads the track index the same way.
+    await sendImport(h, org, s1, [track('signup', T + 5 * MIN, '/cart')]);
+    await sendImport(h, org, s2, [track('signup', T + 65 * MIN, '/cart')]);
+    const byEvent = await entrantSessionIds(h.store.db, org.site_id, { step: 'signup', kind: 'event' }, window, 1, 1);
+    expect(byEvent).toEqual({ sids: [s2], sampled: true });
+    expect(await entrantSessionIds(h.store.db, org.site_id, { step: 'signup', kind: 'event' }, window, 2, 1)).toEqual({ sids: [s2, s1], sampled: false });
   });
 
   it('retention clears the path of a session whose first events it deleted; the funnel reads what remains', async () => {

@@ -11,7 +11,7 @@
 //      signals (signals_site_sid) instead, which gives the same hits.
 // Pages are matched to patterns in JavaScript (matchesPagePattern): SQL's LIKE only narrows,
 // since SQLite's ignores case.
-import { sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { DeviceType } from '../../domain/read-window.ts';
 import { hasWildcard, likePattern, matchesPagePattern } from '../../domain/page-pattern.ts';
 import { padInList } from '../../store/in-list.ts';
@@ -35,32 +35,35 @@ export interface Entrants { sids: string[]; sampled: boolean }
  * `cap` of them; `sampled` when more sessions entered than that.
  */
 export async function entrantSessionIds(db: Kysely<Database>, siteId: string, first: FunnelStep, { from, to, device }: FunnelFilters, cap = FUNNEL_SESSION_CAP, pageRows = ENTRANT_PAGE): Promise<Entrants> {
-  let query = db.selectFrom('events').select(['events.id', 'events.sid', 'events.page', 'events.occurred_at'])
-    .where('events.site_id', '=', siteId).where('events.occurred_at', '>=', from).where('events.occurred_at', '<', to);
-  if (first.kind === 'event') query = query.where('events.type', '=', 'track').where('events.name', '=', first.step);
-  else if (hasWildcard(first.step)) query = query.where('events.type', '=', 'pageview').where(sql<boolean>`events.page like ${likePattern(first.step)} escape '\\'`);
-  else query = query.where('events.type', '=', 'pageview').where('events.page', '=', first.step);
-  if (device) {
-    query = query.innerJoin('sessions', (j) => j.onRef('sessions.site_id', '=', 'events.site_id').onRef('sessions.sid', '=', 'events.sid'))
-      .where('sessions.device_type', '=', device);
-  }
+  // An exact page or an event name reads its own index (site_id, page or name, occurred_at) as a
+  // range, newest first, and stops there. SQLite (no statistics) is told which index
+  // (INDEXED BY): left to choose, it took events_site_time for the order and read every event
+  // of the site's window (225 ms at 100k signals), or the pageview index and sorted them all.
+  // A LIKE pattern cannot use the page index: events_site_time, newest first, is its range.
+  const sqlite = !(db.getExecutor().adapter instanceof PostgresAdapter);
+  const index = !sqlite ? sql`` : first.kind === 'event' ? sql` indexed by events_site_track`
+    : hasWildcard(first.step) ? sql` indexed by events_site_time` : sql` indexed by events_site_page_time`;
+  const which = first.kind === 'event' ? sql`e.type = 'track' and e.name = ${first.step}`
+    : hasWildcard(first.step) ? sql`e.type = 'pageview' and e.page like ${likePattern(first.step)} escape '\\'`
+    : sql`e.type = 'pageview' and e.page = ${first.step}`;
+  const onDevice = device ? sql` join sessions s on s.site_id = e.site_id and s.sid = e.sid and s.device_type = ${device}` : sql``;
+  const rowsBefore = (after: { at: number; id: string } | null) => sql<{ id: string; sid: string; page: string; occurred_at: number }>`
+    select e.id, e.sid, e.page, e.occurred_at from events e${index}${onDevice}
+    where e.site_id = ${siteId} and e.occurred_at >= ${from} and e.occurred_at < ${to} and ${which}
+    ${after ? sql`and e.occurred_at <= ${after.at} and (e.occurred_at < ${after.at} or e.id < ${after.id})` : sql``}
+    order by e.occurred_at desc, e.id desc limit ${pageRows}`.execute(db);
   const sids = new Set<string>();
   // Keyset pages, newest first: (occurred_at, id) below the last row read.
   let after: { at: number; id: string } | null = null;
   for (;;) {
-    let page = query;
-    if (after) {
-      const { at, id } = after;
-      page = page.where('events.occurred_at', '<=', at).where((eb) => eb.or([eb('events.occurred_at', '<', at), eb('events.id', '<', id)]));
-    }
-    const rows = await page.orderBy('events.occurred_at', 'desc').orderBy('events.id', 'desc').limit(pageRows).execute();
+    const { rows } = await rowsBefore(after);
     for (const r of rows) {
       if (sids.has(r.sid) || (first.kind === 'page' && !matchesPagePattern(first.step, r.page))) continue;
       if (sids.size === cap) return { sids: [...sids], sampled: true };
       sids.add(r.sid);
     }
     if (rows.length < pageRows) return { sids: [...sids], sampled: false };
-    after = { at: rows[rows.length - 1].occurred_at, id: rows[rows.length - 1].id };
+    after = { at: Number(rows[rows.length - 1].occurred_at), id: rows[rows.length - 1].id };
   }
 }
 
