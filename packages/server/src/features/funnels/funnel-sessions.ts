@@ -11,7 +11,7 @@
 //      signals (signals_site_sid) instead, which gives the same hits.
 // Pages are matched to patterns in JavaScript (matchesPagePattern): SQL's LIKE only narrows,
 // since SQLite's ignores case.
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DeviceType } from '../../domain/read-window.ts';
 import { hasWildcard, likePattern, matchesPagePattern } from '../../domain/page-pattern.ts';
 import { padInList } from '../../store/in-list.ts';
@@ -47,23 +47,33 @@ export async function entrantSessionIds(db: Kysely<Database>, siteId: string, fi
     : hasWildcard(first.step) ? sql`e.type = 'pageview' and e.page like ${likePattern(first.step)} escape '\\'`
     : sql`e.type = 'pageview' and e.page = ${first.step}`;
   const onDevice = device ? sql` join sessions s on s.site_id = e.site_id and s.sid = e.sid and s.device_type = ${device}` : sql``;
-  const rowsBefore = (after: { at: number; id: string } | null) => sql<{ id: string; sid: string; page: string; occurred_at: number }>`
+  type Row = { id: string; sid: string; page: string; occurred_at: number };
+  // Ordered by the index's own time column only, so both planners read the index backwards and
+  // stop at the limit (a second key made PostgreSQL sort the whole window first).
+  const read = (time: RawBuilder<unknown>, limit: RawBuilder<unknown>) => sql<Row>`
     select e.id, e.sid, e.page, e.occurred_at from events e${index}${onDevice}
-    where e.site_id = ${siteId} and e.occurred_at >= ${from} and e.occurred_at < ${to} and ${which}
-    ${after ? sql`and e.occurred_at <= ${after.at} and (e.occurred_at < ${after.at} or e.id < ${after.id})` : sql``}
-    order by e.occurred_at desc, e.id desc limit ${pageRows}`.execute(db);
+    where e.site_id = ${siteId} and e.occurred_at >= ${from} and e.occurred_at < ${to} and ${which} and ${time}
+    order by e.occurred_at desc${limit}`.execute(db);
+  // Newest first, ties by id (descending); equal times never straddle two pages.
+  const newestFirst = (a: Row, b: Row) => Number(b.occurred_at) - Number(a.occurred_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
   const sids = new Set<string>();
-  // Keyset pages, newest first: (occurred_at, id) below the last row read.
-  let after: { at: number; id: string } | null = null;
+  let before: number | null = null;
   for (;;) {
-    const { rows } = await rowsBefore(after);
-    for (const r of rows) {
+    const { rows } = await read(before === null ? sql`true` : sql`e.occurred_at < ${before}`, sql` limit ${pageRows}`);
+    const full = rows.length === pageRows;
+    let batch = rows;
+    if (full) {
+      // The last instant read may have more rows than the page held: all of them, at once.
+      before = Number(rows[rows.length - 1].occurred_at);
+      const { rows: ties } = await read(sql`e.occurred_at = ${before}`, sql``);
+      batch = [...rows.filter((r) => Number(r.occurred_at) !== before), ...ties];
+    }
+    for (const r of batch.sort(newestFirst)) {
       if (sids.has(r.sid) || (first.kind === 'page' && !matchesPagePattern(first.step, r.page))) continue;
       if (sids.size === cap) return { sids: [...sids], sampled: true };
       sids.add(r.sid);
     }
-    if (rows.length < pageRows) return { sids: [...sids], sampled: false };
-    after = { at: Number(rows[rows.length - 1].occurred_at), id: rows[rows.length - 1].id };
+    if (!full) return { sids: [...sids], sampled: false };
   }
 }
 
