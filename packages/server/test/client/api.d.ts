@@ -10420,9 +10420,9 @@ export interface operations {
                             entered: number;
                             /** @description Sessions that reached the last step */
                             completed: number;
-                            /** @description Sessions with a hit of step 1 in the window that the answer walked: all of them, or the 5,000 most recent when more entered */
+                            /** @description Sessions with a hit of step 1 in the window that the answer walked: all of them, or the 2,000 most recent when more entered */
                             sessions_analyzed: number;
-                            /** @description true when more than 5,000 sessions entered step 1 in the window and the answer counts the most recent 5,000 of them; false: every entrant counted (exact) */
+                            /** @description true when more than 2,000 sessions entered step 1 in the window and the answer counts the most recent 2,000 of them; false: every entrant counted (exact) */
                             sampled: boolean;
                         };
                         error: null;
