@@ -17,8 +17,8 @@ const benches: Record<string, (argv: string[]) => Promise<string>> = {
   reads: async (argv) => (await import('./reads.ts')).runReadsBench(argv),
   // The reads bench on the sessions search (issue 29; its default: friction order, last 7 days), with the issues list beside it.
   sessions: async (argv) => (await import('./reads.ts')).runReadsBench(['--routes', 'sessions,issues', ...argv]),
-  // The reads bench on the ad-hoc 4-step funnel (issue 29), with flows (the other per-session walk) beside it.
-  funnel: async (argv) => (await import('./reads.ts')).runReadsBench(['--routes', 'funnel,flows', ...argv]),
+  // The reads bench on the ad-hoc 4-step funnel and the sessions search (issue 29), with flows (the other per-session walk) beside them.
+  funnel: async (argv) => (await import('./reads.ts')).runReadsBench(['--routes', 'funnel,sessions,flows', ...argv]),
   start: async () => (await import('./start.ts')).runStartBench(),
   // The clips recorder in Chromium (issue 28): main-thread time, buffer and clip sizes, the SDK's build sizes.
   recorder: async () => (await import('./recorder.ts')).runRecorderBench(),

@@ -20,14 +20,14 @@ interface FunnelStep {
   step: string; kind: 'page' | 'event'; entered: number; converted: number; conversion_rate: number; median_ms_to_next: number | null;
   friction: { signals: Record<string, number>; issues: { id: string; title: string; severity: string; page: string }[]; dropped_after_friction: number };
 }
-interface Funnel { window_minutes: number; window_from: string; window_to: string; steps: FunnelStep[]; entered: number; completed: number }
+interface Funnel { window_minutes: number; window_from: string; window_to: string; steps: FunnelStep[]; entered: number; completed: number; sessions_analyzed: number; sampled: boolean }
 
 function FunnelReport({ funnel, range }: { funnel: Funnel; range: string }) {
   if (funnel.entered === 0) return <Empty>Nobody entered the first step in this period.</Empty>;
   const shares = stepShares(funnel.steps.map((s) => s.entered));
   return (
     <>
-      <p class="funnel-total"><strong>{percent(funnel.completed / funnel.entered)}</strong> completed: {num(funnel.completed)} of {num(funnel.entered)} sessions that entered, within {num(funnel.window_minutes)} minutes of the first step.</p>
+      <p class="funnel-total"><strong>{percent(funnel.completed / funnel.entered)}</strong> completed: {num(funnel.completed)} of {num(funnel.entered)} sessions that entered, within {num(funnel.window_minutes)} minutes of the first step.{funnel.sampled ? ` Counted over the ${num(funnel.sessions_analyzed)} most recent sessions that entered; narrow the period for exact figures.` : ''}</p>
       <ol class="funnel-steps">
         {funnel.steps.map((s, k) => {
           const last = k === funnel.steps.length - 1;

@@ -4,6 +4,7 @@ import type { Selectable } from 'kysely';
 import type { SessionsTable } from '../store/tables.ts';
 import type { PreparedEvent } from './prepare.ts';
 import { weightResolver } from '../domain/signals.ts';
+import { extendPath, type PathEntry } from '../store/session-path.ts';
 
 export type SessionRow = Selectable<SessionsTable>;
 
@@ -65,6 +66,8 @@ export function mergeSession(existing: SessionRow, fresh: readonly PreparedEvent
   const known = existing.event_count > 0;
   const weight = meta.signalWeight ?? registryWeight;
   const earlier: string[] = [];
+  // The session's path (migration 0022): the pageviews, track events and signals the funnel walks.
+  const path: PathEntry[] = [];
   // A new session's times come from its own events, not from the row stub.
   if (!known && ordered.length > 0) next.first_seen_at = next.last_seen_at = ordered[0].occurredAt;
 
@@ -79,6 +82,7 @@ export function mergeSession(existing: SessionRow, fresh: readonly PreparedEvent
       if (known && event.occurredAt < existing.first_seen_at) earlier.push(event.page);
       else if (pages.length < MAX_SESSION_PAGES) pages.push(event.page);
       next.page_count++;
+      path.push([event.occurredAt, 'p', event.page]);
       next.entry_page ??= event.page;
       if (event.referrerHost && !next.referrer_host) next.referrer_host = event.referrerHost;
     } else if (event.type === 'signal') {
@@ -86,8 +90,11 @@ export function mergeSession(existing: SessionRow, fresh: readonly PreparedEvent
       counts[event.signalType!] = (counts[event.signalType!] ?? 0) + 1;
       // sum(weight x cf), kept on the row so the sessions search sorts by a column (migration 0018).
       next.friction_weight += weight(event.signalType!) * (event.signal?.confidence ?? 1);
-    } else if (event.type === 'track' && meta.conversionEvents.has(event.name!)) {
-      next.converted = 1;
+      // As the signals table holds them: a row per signal event that carries a signal.
+      if (event.signal) path.push([event.occurredAt, 's', event.signalType!, event.page]);
+    } else if (event.type === 'track') {
+      path.push([event.occurredAt, 'e', event.name!, event.page]);
+      if (meta.conversionEvents.has(event.name!)) next.converted = 1;
     } else if (event.type === 'identify') {
       next.user_ref = event.userRef;
     }
@@ -96,6 +103,7 @@ export function mergeSession(existing: SessionRow, fresh: readonly PreparedEvent
   next.entry_page ??= ordered[0]?.page ?? null;
   next.pages = JSON.stringify([...earlier, ...pages].slice(0, MAX_SESSION_PAGES));
   next.signal_counts = JSON.stringify(counts);
+  next.path = extendPath(existing.path, path);
   next.visitor_id ??= meta.visitorId;
   next.app_version = meta.appVersion ?? next.app_version;
   if (!next.device_type && !next.browser) {

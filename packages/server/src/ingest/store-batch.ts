@@ -86,7 +86,7 @@ export async function storeBatches(db: Kysely<Database>, dialect: Dialect, batch
         environment: meta.environment, first_seen_at: earliest, last_seen_at: earliest, entry_page: null,
         exit_page: null, pages: '[]', page_count: 0, event_count: 0, signal_count: 0, signal_counts: '{}',
         device_type: null, browser: null, os: null, viewport_bucket: null, app_version: null,
-        referrer_host: null, converted: 0, friction_weight: 0,
+        referrer_host: null, converted: 0, friction_weight: 0, path: '[]',
       });
     }
     const ordered = [...stubs.values()].sort((a, b) => a.site_id.localeCompare(b.site_id) || a.sid.localeCompare(b.sid));

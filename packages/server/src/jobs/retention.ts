@@ -51,6 +51,11 @@ export async function purgeExpiredRawData(store: Store, now: number, retentionDa
     }
     // Rollup rows are not raw rows: they are not counted in what this returns.
     while (await dropRollupHours(store.db, siteId, cutoffHour, batchSize) === batchSize);
+    // A session kept past the cutoff (last seen after it) whose first events went: its path
+    // (store/session-path.ts) would still hold them, so it is cleared and readers use the events
+    // that remain. Only the sessions open across the cutoff start before it (the rest went above).
+    await store.db.updateTable('sessions').set({ path: null })
+      .where('site_id', '=', siteId).where('first_seen_at', '<', cutoff).where('path', 'is not', null).execute();
     // Evidence rows name a session (its sid); they go with the raw data they point to.
     if (cutoff > instanceCutoff) {
       for (;;) {

@@ -77,6 +77,8 @@ export interface SessionsTable {
   referrer_host: string | null; converted: Flag;
   /** sum(weight x cf) of the session's signals, kept by ingest (migration 0018, ingest/session.ts). */
   friction_weight: Defaulted<number>;
+  /** The session's pageviews, track events and signals in order, kept by ingest; null: read its events (store/session-path.ts, migration 0022). */
+  path: Defaulted<string | null>;
 }
 export interface EventsTable {
   id: string; site_id: string; sid: string; visitor_id: string | null; type: string; page: string;

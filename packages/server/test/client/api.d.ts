@@ -11351,6 +11351,10 @@ export interface operations {
                             entered: number;
                             /** @description Sessions that reached the last step */
                             completed: number;
+                            /** @description Sessions with a hit of step 1 in the window that the answer walked: all of them, or the 2,000 most recent when more entered */
+                            sessions_analyzed: number;
+                            /** @description true when more than 2,000 sessions entered step 1 in the window and the answer counts the most recent 2,000 of them; false: every entrant counted (exact) */
+                            sampled: boolean;
                         };
                         error: null;
                     };

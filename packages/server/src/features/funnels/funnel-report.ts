@@ -1,5 +1,7 @@
 // GET /v1/query/funnel: an ad-hoc funnel over the window (default the last 7 days), on the
 // device class if given. Loads (funnel-sessions.ts), walks (walk.ts) and shapes the answer.
+// Over the most recent FUNNEL_SESSION_CAP entrants of step 1 (exact below it; `sampled` says
+// when the cap cut), so its cost does not grow with the site's traffic.
 import { iso } from '../../clock.ts';
 import { cachedRead } from '../../domain/cached-read.ts';
 import type { ServiceContext } from '../../domain/context.ts';
@@ -41,7 +43,7 @@ export async function funnelReport({ ctx, input }: { ctx: ServiceContext; input:
       if (!page) throw invalidInput('steps', `${s.step.slice(0, 40)} is not a usable page path`);
       return { ...s, step: page };
     });
-    const sids = await entrantSessionIds(ctx.db, site.id, steps[0], filters);
+    const { sids, sampled } = await entrantSessionIds(ctx.db, site.id, steps[0], filters);
     const tally = newTally(steps);
     for (let i = 0; i < sids.length; i += CHUNK) {
       for (const session of await loadFunnelSessions(ctx.db, site.id, sids.slice(i, i + CHUNK), steps, filters)) {
@@ -71,6 +73,8 @@ export async function funnelReport({ ctx, input }: { ctx: ServiceContext; input:
       }),
       entered: tally[0].entered,
       completed: tally[steps.length - 1].entered,
+      sessions_analyzed: sids.length,
+      sampled,
     };
   });
 }

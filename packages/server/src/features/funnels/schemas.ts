@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ReadFilterQuery } from '../../domain/read-window.ts';
 import { IsoTime, Name, OneOf, SiteIdParam, Uuid } from '../../domain/schema-parts.ts';
 import { SEVERITIES } from '../../domain/statuses.ts';
-import { DEFAULT_WINDOW_MINUTES, MAX_EVENT_NAME, MAX_STEPS, MAX_WINDOW_MINUTES, MIN_STEPS, MIN_WINDOW_MINUTES } from './steps.ts';
+import { DEFAULT_WINDOW_MINUTES, FUNNEL_SESSION_CAP, MAX_EVENT_NAME, MAX_STEPS, MAX_WINDOW_MINUTES, MIN_STEPS, MIN_WINDOW_MINUTES } from './steps.ts';
 
 const STEP_WORDS = 'a step starting with / is a page pattern (* matches any run of characters, e.g. /products/*), anything else a custom event name sent with track()';
 
@@ -47,6 +47,8 @@ export const Funnel = Type.Object({
   steps: Type.Array(FunnelStepRow),
   entered: Type.Integer({ description: 'Sessions that entered step 1' }),
   completed: Type.Integer({ description: 'Sessions that reached the last step' }),
+  sessions_analyzed: Type.Integer({ description: `Sessions with a hit of step 1 in the window that the answer walked: all of them, or the ${FUNNEL_SESSION_CAP.toLocaleString('en-US')} most recent when more entered` }),
+  sampled: Type.Boolean({ description: `true when more than ${FUNNEL_SESSION_CAP.toLocaleString('en-US')} sessions entered step 1 in the window and the answer counts the most recent ${FUNNEL_SESSION_CAP.toLocaleString('en-US')} of them; false: every entrant counted (exact)` }),
 });
 export type Funnel = Static<typeof Funnel>;
 

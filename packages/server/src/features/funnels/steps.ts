@@ -12,6 +12,13 @@ export const MAX_EVENT_NAME = 128;
 export const MIN_WINDOW_MINUTES = 1;
 export const MAX_WINDOW_MINUTES = 10_080;
 export const DEFAULT_WINDOW_MINUTES = 60;
+/**
+ * The most sessions a funnel walks: the most recent entrants of step 1 in the window
+ * (funnel-sessions.ts). The read costs about one session row per entrant: at 2,000 a computed
+ * answer costs about what a 100k-signal site's uncapped one does (1,455 entrants in the bench;
+ * BENCHMARKS.md, funnel), whatever the traffic.
+ */
+export const FUNNEL_SESSION_CAP = 2000;
 
 /** The `steps` query parameter split at commas (each part trimmed). */
 export const splitSteps = (value: string): string[] => value.split(',').map((s) => s.trim());

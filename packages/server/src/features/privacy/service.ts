@@ -113,6 +113,8 @@ async function* exportChunks(db: Kysely<Database>, subject: Subject, sids: strin
 function exportRow(row: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {
+    // A session's path (migration 0022) repeats its events and signals, which the export holds.
+    if (key === 'path') continue;
     if (typeof value === 'number' && /(_at|_ts)$/.test(key)) out[key] = new Date(value).toISOString();
     else if (typeof value === 'string' && ['props', 'pages', 'signal_counts', 'signal_ids', 'signal_types'].includes(key)) out[key] = JSON.parse(value);
     else out[key] = value;

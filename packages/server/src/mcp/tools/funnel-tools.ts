@@ -61,7 +61,7 @@ export const funnelTool = defineTool({
     return funnelReport({ ctx, input: { site_id: input.site_id, steps: input.steps!, window_minutes: input.window_minutes ?? DEFAULT_WINDOW_MINUTES, ...filters } });
   },
   summarize: (d) => lines(
-    `${d.funnel ? `${d.funnel.name}: ` : ''}${plural(d.entered, 'session')} entered, ${d.completed} completed (${percent(d.entered ? d.completed / d.entered : 0)}), steps within ${d.window_minutes} min, ${d.window_from.slice(0, 10)} to ${d.window_to.slice(0, 10)}:`,
+    `${d.funnel ? `${d.funnel.name}: ` : ''}${plural(d.entered, 'session')} entered, ${d.completed} completed (${percent(d.entered ? d.completed / d.entered : 0)}), steps within ${d.window_minutes} min, ${d.window_from.slice(0, 10)} to ${d.window_to.slice(0, 10)}${d.sampled ? ` (the ${d.sessions_analyzed.toLocaleString('en-US')} most recent sessions that entered step 1; more entered)` : ''}:`,
     d.steps.map((s, i) => {
       const last = i === d.steps.length - 1;
       const went = last ? '' : `, ${percent(s.conversion_rate)} went on${s.median_ms_to_next === null ? '' : ` (median ${duration(s.median_ms_to_next)})`}`;
