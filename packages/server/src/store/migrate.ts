@@ -20,6 +20,7 @@ import * as twoFactor from './migrations/0016-two-factor.ts';
 import * as sso from './migrations/0017-sso.ts';
 import * as sessionFriction from './migrations/0018-session-friction.ts';
 import * as funnels from './migrations/0019-funnels.ts';
+import * as oauth from './migrations/0021-oauth.ts';
 
 const migrations: Record<string, Migration> = {
   '0001-initial': initial,
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0017-sso': sso,
   '0018-session-friction': sessionFriction,
   '0019-funnels': funnels,
+  '0021-oauth': oauth,
 };
 
 /** Every migration this build knows, oldest first: a backup made by a newer build names others. */
