@@ -32,6 +32,10 @@ export const ResourceMetadata = Type.Object({
 
 const Json = (description: string) => ({ description, content: { 'application/json': { schema: OpenRecord('As the RFC cited in the summary defines it') } } });
 const Redirect = (description: string) => Type.Null({ description });
+/** The statuses at which the provider answers with OAuth's own error object (RFC 6749 5.2) instead of the envelope. */
+const CLIENT_ERRORS = { 400: 'invalid_request, invalid_grant (a wrong code verifier, a used or revoked refresh token), invalid_redirect_uri, invalid_client_metadata, ...', 401: 'invalid_client' };
+/** An authorization request that cannot go back to the client answers a plain page (text/html). */
+const ERROR_PAGE = { 400: 'The request cannot go back to the client (an unknown client or redirect URI, a missing or expired sign-in): a plain page saying so' };
 
 export async function oauthServerRoutes(app: App, { server }: { server: OAuthServer }) {
   const { issuer, resource } = server;
@@ -85,7 +89,7 @@ export async function oauthServerRoutes(app: App, { server }: { server: OAuthSer
   }, (request, reply) => passThrough(request, reply));
 
   app.get(OAUTH_PATHS.authorization, {
-    config: { access },
+    config: { access, docs: { oauthErrors: ERROR_PAGE } },
     schema: {
       tags: ['oauth'], summary: 'Authorization endpoint (OAuth 2.1: code flow, PKCE S256 required): sends the browser to sign in and consent in the dashboard',
       querystring: Type.Object({}, { additionalProperties: true }),
@@ -93,22 +97,22 @@ export async function oauthServerRoutes(app: App, { server }: { server: OAuthSer
     },
   }, (request, reply) => passThrough(request, reply));
   app.get(`${OAUTH_PATHS.authorization}/:uid`, {
-    config: { access },
+    config: { access, docs: { oauthErrors: ERROR_PAGE } },
     schema: {
       tags: ['oauth'], summary: 'Where the browser resumes after consent: back to the client with the code',
       params: InteractionParams, response: { 302: Redirect('To the client\'s redirect URI with a code, or with error=access_denied') },
     },
   }, (request, reply) => passThrough(request, reply));
   app.post(OAUTH_PATHS.token, {
-    config: { access, docs: { consumes: ['application/x-www-form-urlencoded'] } },
-    schema: { tags: ['oauth'], summary: 'Token endpoint (RFC 6749): a code with its PKCE verifier, or a refresh token (rotated), for an access token', response: { 200: Json('access_token, token_type, expires_in, refresh_token, scope; errors as {error, error_description}') } },
+    config: { access, docs: { consumes: ['application/x-www-form-urlencoded'], oauthErrors: CLIENT_ERRORS } },
+    schema: { tags: ['oauth'], summary: 'Token endpoint (RFC 6749): a code with its PKCE verifier, or a refresh token (rotated), for an access token', response: { 200: Json('access_token, token_type, expires_in, refresh_token, scope') } },
   }, (request, reply) => passThrough(request, reply));
   app.post(OAUTH_PATHS.registration, {
-    config: { access },
+    config: { access, docs: { oauthErrors: { 400: CLIENT_ERRORS[400] } } },
     schema: { tags: ['oauth'], summary: 'Dynamic client registration (RFC 7591): redirect_uris, client_name, token_endpoint_auth_method', response: { 201: Json('The registered client, with its client_id') } },
   }, (request, reply) => passThrough(request, reply));
   app.post(OAUTH_PATHS.revocation, {
-    config: { access, docs: { consumes: ['application/x-www-form-urlencoded'] } },
+    config: { access, docs: { consumes: ['application/x-www-form-urlencoded'], oauthErrors: CLIENT_ERRORS } },
     schema: { tags: ['oauth'], summary: 'Token revocation (RFC 7009): revoking a refresh token ends its whole grant', response: { 200: Json('Empty: revoked, or never known') } },
   }, (request, reply) => passThrough(request, reply));
   app.get(OAUTH_PATHS.jwks, {
