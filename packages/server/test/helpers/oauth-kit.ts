@@ -14,7 +14,7 @@ import { CookieJar } from './oidc-provider.ts';
 export const REDIRECT_URI = 'http://127.0.0.1:9/oauth/callback';
 
 /** A free port on loopback, so the public URL can be known before the app is built. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = createServer();
   await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as AddressInfo;
