@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { bearer, eachDialect, type Harness } from './helpers/harness.ts';
+import { maintain } from '../src/jobs/maintenance.ts';
 import { listeningHarness, pkce, REDIRECT_URI, TestOAuthClient, visitAuthorization, type Choice } from './helpers/oauth-kit.ts';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -315,6 +316,26 @@ eachDialect('OAuth for /v1/mcp', ({ name: dialect }) => {
       const { client_secret: clientSecret } = await confidential.json() as { client_secret: string };
       expect(clientSecret).toBeTruthy();
       expect(JSON.stringify(await h.store.db.selectFrom('oauth_records').selectAll().execute()).includes(clientSecret)).toBe(false);
+    });
+
+    it('the hourly maintenance drops the records past their expiry, and only those', async () => {
+      const { clientId, tokens } = await tokensFor({ org_id: org.org_id, site_id: org.site_id, access: 'read' });
+      const count = async () => Number((await h.store.db.selectFrom('oauth_records').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const expiredBefore = await h.store.db.selectFrom('oauth_records').select('id_hash').where('expires_at', '<=', h.clock.now() + 2 * 3600 * 1000).execute();
+      const before = await count();
+      const start = h.clock.now();
+      const log = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+      try {
+        // Two hours on: the access tokens, codes, interactions and sessions have expired; refresh tokens, grants and clients have not.
+        h.clock.advance(2 * 3600 * 1000);
+        await maintain(h.store, h.clock, { rawDays: 90, auditDays: 365 }, log);
+      } finally {
+        h.clock.set(start);
+      }
+      expect(expiredBefore.length).toBeGreaterThan(0);
+      expect(await count()).toBe(before - expiredBefore.length);
+      // What is left still works: the refresh token buys a new access token.
+      expect((await refresh(clientId, tokens.refresh_token)).status).toBe(200);
     });
 
     it('a client revoking its refresh token (RFC 7009) ends the grant and the connection', async () => {

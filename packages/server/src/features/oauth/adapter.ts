@@ -91,9 +91,3 @@ export function adapterFor(deps: AdapterDeps) {
     }
   };
 }
-
-/** Drops records past their expiry (the hourly maintenance). */
-export async function pruneOAuthRecords(db: Kysely<Database>, now: number): Promise<number> {
-  const result = await db.deleteFrom('oauth_records').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
-}

@@ -92,6 +92,9 @@ export function createOAuthServer({ config, store, secrets, clock, log }: OAuthD
     // is used after its owner used it ends the whole grant (the provider's reuse detection).
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: true,
+    // The provider's browser session lives only as long as a sign-in (10 minutes): tokens must
+    // outlive it, or refreshing would stop working once it ends.
+    expiresWithSession: () => false,
     ttl: {
       AccessToken: accessTokenTTL, AuthorizationCode: CODE_TTL_SEC, Interaction: INTERACTION_TTL_SEC,
       Session: INTERACTION_TTL_SEC, Grant: GRANT_TTL_SEC, RefreshToken: config.oauth.refreshTokenTtlSec,
