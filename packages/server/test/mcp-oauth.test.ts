@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { bearer, eachDialect, type Harness } from './helpers/harness.ts';
 import { maintain } from '../src/jobs/maintenance.ts';
+import { OAUTH_REGISTRATIONS_PER_HOUR } from '../src/domain/rate-limits.ts';
 import { listeningHarness, pkce, REDIRECT_URI, TestOAuthClient, visitAuthorization, type Choice } from './helpers/oauth-kit.ts';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -220,6 +221,23 @@ eachDialect('OAuth for /v1/mcp', ({ name: dialect }) => {
       const wrong = await form(`${base}/oauth/token`, { grant_type: 'authorization_code', code: redirectedTo!.searchParams.get('code')!, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: pkce().verifier });
       expect(wrong.status).toBe(400);
       expect(await wrong.json()).toMatchObject({ error: 'invalid_grant' });
+    });
+
+    it('limits open registration per client address an hour (429 in the envelope with Retry-After)', async () => {
+      // Its own hour, so the registrations of the other tests do not count.
+      const start = h.clock.now();
+      try {
+        h.clock.advance(3600 * 1000);
+        const body = JSON.stringify({ client_name: 'Flood', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'none' });
+        const post = () => fetch(`${base}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        for (let i = 0; i < OAUTH_REGISTRATIONS_PER_HOUR; i++) expect((await post()).status).toBe(201);
+        const refused = await post();
+        expect(refused.status).toBe(429);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(await refused.json()).toMatchObject({ data: null, error: { code: 'rate_limited' } });
+      } finally {
+        h.clock.set(start);
+      }
     });
 
     it('refuses a redirect URI the client did not register (exact match), with an error page and no redirect', async () => {

@@ -210,7 +210,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Dynamic client registration (RFC 7591): redirect_uris, client_name, token_endpoint_auth_method
+         * Dynamic client registration (RFC 7591): redirect_uris, client_name, token_endpoint_auth_method; 30 an hour per client address
          * @description Public: no credential needed.
          */
         post: operations["postOauthRegister"];
@@ -2918,6 +2918,15 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: Body not sent as JSON */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

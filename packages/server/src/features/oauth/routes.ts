@@ -11,6 +11,7 @@ import type { App } from '../../http/app-types.ts';
 import { contextOf } from '../../http/context.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { AppError } from '../../domain/errors.ts';
+import { enforceOAuthRegistrationLimit } from '../../domain/rate-limits.ts';
 import { Deleted, OpenRecord } from '../../domain/schema-parts.ts';
 import { INTERACTION_PATH, MCP_SCOPE, OAUTH_PATHS, type OAuthServer } from './provider.ts';
 import { ApproveBody, ConnectionList, ConnectionParams, ConsentDetails, InteractionOutcome, InteractionParams } from './schemas.ts';
@@ -108,9 +109,12 @@ export async function oauthServerRoutes(app: App, { server }: { server: OAuthSer
     schema: { tags: ['oauth'], summary: 'Token endpoint (RFC 6749): a code with its PKCE verifier, or a refresh token (rotated), for an access token', response: { 200: Json('access_token, token_type, expires_in, refresh_token, scope') } },
   }, (request, reply) => passThrough(request, reply));
   app.post(OAUTH_PATHS.registration, {
-    config: { access, docs: { oauthErrors: { 400: CLIENT_ERRORS[400] } } },
-    schema: { tags: ['oauth'], summary: 'Dynamic client registration (RFC 7591): redirect_uris, client_name, token_endpoint_auth_method', response: { 201: Json('The registered client, with its client_id') } },
-  }, (request, reply) => passThrough(request, reply));
+    config: { access, docs: { oauthErrors: { 400: CLIENT_ERRORS[400] }, errors: ['rate_limited'] } },
+    schema: { tags: ['oauth'], summary: 'Dynamic client registration (RFC 7591): redirect_uris, client_name, token_endpoint_auth_method; 30 an hour per client address', response: { 201: Json('The registered client, with its client_id') } },
+  }, async (request, reply) => {
+    await enforceOAuthRegistrationLimit(request.server.services.limiter, request.ip, request.server.services.clock.now());
+    return passThrough(request, reply);
+  });
   app.post(OAUTH_PATHS.revocation, {
     config: { access, docs: { consumes: ['application/x-www-form-urlencoded'], oauthErrors: CLIENT_ERRORS } },
     schema: { tags: ['oauth'], summary: 'Token revocation (RFC 7009): revoking a refresh token ends its whole grant', response: { 200: Json('Empty: revoked, or never known') } },
