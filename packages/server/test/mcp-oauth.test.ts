@@ -16,6 +16,7 @@ import { listeningHarness, pkce, REDIRECT_URI, TestOAuthClient, visitAuthorizati
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const PING = { jsonrpc: '2.0', id: 1, method: 'ping' };
+const MCP_BUDGET = 5;
 
 eachDialect('OAuth for /v1/mcp', ({ name: dialect }) => {
   let h: Harness;
@@ -25,7 +26,8 @@ eachDialect('OAuth for /v1/mcp', ({ name: dialect }) => {
   let sibling: string;
 
   beforeAll(async () => {
-    ({ h, base } = await listeningHarness(dialect));
+    // A small MCP budget, so one connection can spend it (the other limits stay out of the way).
+    ({ h, base } = await listeningHarness(dialect, { config: { rateLimits: { query: 1_000_000, manage: 1_000_000, ingest: 1_000_000, guide: 200, mcp: MCP_BUDGET } } }));
     org = await h.org('OAuth');
     other = await h.org('Elsewhere');
     const created = await h.app.inject({ method: 'POST', url: '/v1/manage/site', headers: bearer(org.jwt), payload: { name: 'Docs', url: 'https://docs.example' } });
@@ -162,6 +164,22 @@ eachDialect('OAuth for /v1/mcp', ({ name: dialect }) => {
   }
   const refresh = (clientId: string, refreshToken: string) =>
     form(`${base}/oauth/token`, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId });
+
+  describe('rate budget', () => {
+    it('each connection has its own MCP budget, as a key does', async () => {
+      const call = (token: string) => mcp(token, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'list_sites', arguments: {} } })
+        .then((res) => res.json() as Promise<{ result: { isError?: boolean; _meta?: { code?: string } } }>);
+      const first = await tokensFor({ org_id: org.org_id, site_id: null, access: 'read' });
+      const second = await tokensFor({ org_id: org.org_id, site_id: null, access: 'read' });
+      for (let i = 0; i < MCP_BUDGET; i++) expect((await call(first.tokens.access_token)).result.isError ?? false).toBe(false);
+      const refused = await call(first.tokens.access_token);
+      expect(refused.result.isError).toBe(true);
+      expect(JSON.stringify(refused)).toContain('rate_limited');
+      // The handshake and pings stay free; another connection of the same person is untouched.
+      expect((await mcp(first.tokens.access_token)).status).toBe(200);
+      expect((await call(second.tokens.access_token)).result.isError ?? false).toBe(false);
+    });
+  });
 
   describe('consent', () => {
     it('shows the client\'s name and redirect URI and the person\'s orgs with their sites; a viewer cannot choose write', async () => {
