@@ -45,10 +45,16 @@ const PUBLIC: Access = { surface: 'public' };
 const KEY_SCHEMES: Record<KeyType, string> = { secret: 'secretKey', mcp: 'mcpKey', publishable: 'publishableKey' };
 const JWT_SCHEME = 'userToken';
 const SESSION_SCHEME = 'sessionCookie';
+const OAUTH_SCHEME = 'mcpOAuth';
 const QUERY_KEY_SCHEME = 'publishableKeyQuery';
 const QUERY_RULE_KEY = 'x-mallard-query-rule';
 
 const SECURITY_SCHEMES = {
+  mcpOAuth: {
+    type: 'oauth2',
+    description: 'An OAuth 2.1 access token Mallard issues for the MCP endpoint only (docs/mcp.md, "Connecting with OAuth"): the authorization code flow with PKCE S256, clients registered at `/oauth/register`, metadata at `/.well-known/oauth-authorization-server`. It acts as the person who approved it, within the org, sites and access they chose.',
+    flows: { authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: { mcp: 'The MCP endpoint (what it may do is what the person approved)' } } },
+  },
   secretKey: {
     type: 'http', scheme: 'bearer', bearerFormat: 'svc_sec_…',
     description: 'Secret key (`svc_sec_` + 40 base62 characters), for servers only. Its scopes (`ingest:write`, `query:read`, `manage:write`, `mcp:read`, `webhook:write`) are fixed at creation; each operation lists the scopes that satisfy it (any one).',
@@ -241,6 +247,7 @@ function securityOf(access: Access | undefined): { [scheme: string]: string[] }[
     if (granted.length > 0) out.push({ [KEY_SCHEMES[type]]: granted });
   }
   if (surface !== 'ingest') out.push({ [JWT_SCHEME]: role }, { [SESSION_SCHEME]: role });
+  if (access?.oauth) out.push({ [OAUTH_SCHEME]: ['mcp'] });
   return out;
 }
 
