@@ -5,7 +5,7 @@ import { api, ApiError } from '../state/api.ts';
 import { endedBecause, startSession } from '../state/session.ts';
 import { SsoSignIn } from '../components/sso-sign-in.tsx';
 import { OtpStep, type OtpMethod } from '../components/otp-step.tsx';
-import { ssoRequiredStart } from '../lib/sso.ts';
+import { signInReturn, ssoRequiredStart, withReturn } from '../lib/sso.ts';
 import { route } from '../state/router.ts';
 
 function explain(err: ApiError): string {
@@ -36,7 +36,7 @@ export function SignIn() {
       if (err instanceof ApiError && err.code === 'mfa_required') { setOtpMethod('totp'); setOtp(''); return; }
       // A member of an org that requires single sign-on is sent to it.
       const sso = err instanceof ApiError ? ssoRequiredStart(err.code, err.details) : null;
-      if (sso) { location.assign(sso); return; }
+      if (sso) { location.assign(withReturn(sso, signInReturn(location.hash))); return; }
       setError(err instanceof ApiError ? err : new ApiError('client_error', String(err), 0));
     } finally {
       setBusy(false);
