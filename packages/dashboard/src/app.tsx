@@ -21,6 +21,7 @@ import { AlertsScreen } from './screens/alerts.tsx';
 import { DeploysScreen } from './screens/deploys.tsx';
 import { SettingsScreen } from './screens/settings.tsx';
 import { NoSuchScreen } from './components/not-found.tsx';
+import { OAuthConsentScreen } from './screens/oauth-consent.tsx';
 
 const NAV = [
   ['', 'Overview'], ['issues', 'Issues'], ['alerts', 'Alerts'], ['deploys', 'Deploys'],
@@ -105,6 +106,10 @@ export function App() {
   if (session.value?.mfa_enrolment_required) {
     return <MfaEnrolmentScreen onSignOut={() => { void api.signOut().catch(() => undefined).then(() => endSession('You signed out.')); }} />;
   }
+  // An application asking to connect over OAuth: its consent screen, once signed in (sign-in
+  // keeps the address, so the person comes back here).
+  const oauthUid = route.value.path[0] === 'oauth' && route.value.path[1] === 'consent' ? route.value.query.get('uid') : null;
+  if (session.value && oauthUid) return <OAuthConsentScreen uid={oauthUid} />;
   if (session.value) return <SignedIn />;
   return restoring.value ? <main id="main"><Loading what="your session" /></main> : <SignIn />;
 }

@@ -146,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     const sessionToken = sessionCookieOf(request);
     request.auth = await withFailedAuthLockout(limiter, request.ip, now, () => (sessionToken !== null
       ? authenticateSession(store, secrets, sessionToken, now)
-      : authenticate(store, secrets, bearerToken(request), now)));
+      : authenticate(store, secrets, bearerToken(request), now, { oauth: access.oauth === true })));
     if ((access.surface === 'query' || access.surface === 'manage') && !access.ownRateLimit) {
       await enforceRateLimit(app.services, request, reply, access.surface, now);
     }

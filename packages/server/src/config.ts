@@ -58,11 +58,15 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** When set, GET /metrics needs `Authorization: Bearer <metricsToken>`; null leaves it public. */
   metricsToken: string | null;
+  /** OAuth for the MCP endpoint (features/oauth): how long an access token and a refresh token live, in seconds. */
+  oauth: { accessTokenTtlSec: number; refreshTokenTtlSec: number };
 }
 
 export class ConfigError extends Error {}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** An access token lives an hour; a refresh token 30 days, renewed (rotated) at each use. */
+export const DEFAULT_OAUTH: Config['oauth'] = { accessTokenTtlSec: 3600, refreshTokenTtlSec: 30 * 86_400 };
 export const DEFAULT_RATE_LIMITS: RateLimits = { query: 100, manage: 30, ingest: 10_000, guide: 200, mcp: 300 };
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
@@ -205,5 +209,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     trustProxy: trustProxy(env),
     metricsToken: metricsToken(env),
+    oauth: {
+      accessTokenTtlSec: int(env, 'MALLARD_OAUTH_ACCESS_TTL_SEC', DEFAULT_OAUTH.accessTokenTtlSec, 60, 86_400),
+      refreshTokenTtlSec: int(env, 'MALLARD_OAUTH_REFRESH_TTL_DAYS', DEFAULT_OAUTH.refreshTokenTtlSec / 86_400, 1, 365) * 86_400,
+    },
   };
 }

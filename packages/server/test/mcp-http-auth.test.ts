@@ -1,5 +1,6 @@
 // POST /v1/mcp as an HTTP endpoint: who may call it (the /query credentials, 401 with
-// WWW-Authenticate: Bearer and no OAuth metadata anywhere), browsers from other origins,
+// WWW-Authenticate naming the OAuth protected-resource metadata; the OAuth flow itself is
+// mcp-oauth.test.ts), browsers from other origins,
 // another org's site, the methods it does not take, and that the query rate limit does not count it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, bearer, type Harness } from './helpers/harness.ts';
@@ -39,15 +40,23 @@ describe('POST /v1/mcp over HTTP', () => {
     }
   });
 
-  it('refuses a missing or wrong credential with 401 and WWW-Authenticate: Bearer, nothing about OAuth', async () => {
+  it('refuses a missing or wrong credential with 401 and WWW-Authenticate naming the protected-resource metadata', async () => {
+    const metadata = 'Bearer resource_metadata="https://mallard.example/.well-known/oauth-protected-resource/v1/mcp"';
     for (const [headers, code] of [[{}, 'missing_auth'], [bearer('svc_mcp_wrongwrongwrongwrongwrongwrongwrong1'), 'invalid_key'], [{ authorization: 'Basic abc' }, 'missing_auth'], [bearer('a.b.c'), 'invalid_jwt']] as const) {
       const res = await post(headers);
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(res.headers.get('www-authenticate')).toBe(metadata);
       expect(await envelope(res)).toMatchObject({ data: null, error: { code, status: 401 } });
     }
-    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1/mcp', '/.well-known/oauth-authorization-server']) {
-      expect((await fetch(`${base}${path}`)).status).toBe(404);
+    // Something shaped like an OAuth access token that Mallard never issued says so, so a client refreshes.
+    const unknown = await post(bearer('A'.repeat(43)));
+    expect(unknown.status).toBe(401);
+    expect(unknown.headers.get('www-authenticate')).toBe(`${metadata}, error="invalid_token"`);
+    expect(await envelope(unknown)).toMatchObject({ data: null, error: { code: 'invalid_token', status: 401 } });
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/v1/mcp']) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ resource: 'https://mallard.example/v1/mcp', authorization_servers: ['https://mallard.example'] });
     }
   });
 

@@ -113,8 +113,11 @@ describe('OpenAPI document', () => {
 
   it('declares the key types and the user token as security schemes, per route', () => {
     const schemes = doc.components.securitySchemes;
-    expect(Object.keys(schemes).sort()).toEqual(['mcpKey', 'publishableKey', 'publishableKeyQuery', 'secretKey', 'sessionCookie', 'userToken']);
+    expect(Object.keys(schemes).sort()).toEqual(['mcpKey', 'mcpOAuth', 'publishableKey', 'publishableKeyQuery', 'secretKey', 'sessionCookie', 'userToken']);
+    // The MCP endpoint's OAuth tokens: the code flow of Mallard's own authorization server.
+    expect(schemes.mcpOAuth).toMatchObject({ type: 'oauth2', flows: { authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/oauth/token', scopes: { mcp: expect.any(String) } } } });
     for (const [name, scheme] of Object.entries(schemes)) {
+      if (name === 'mcpOAuth') continue;
       // The SDK config route takes its publishable key as ?key=, the dashboard its session as a
       // cookie; every other credential is a bearer header.
       const expected = name === 'publishableKeyQuery' ? { type: 'apiKey', in: 'query', name: 'key' }
@@ -129,6 +132,7 @@ describe('OpenAPI document', () => {
     expect(security('post', '/v1/auth/login')).toEqual([]);
     expect(security('get', '/v1/openapi.json')).toEqual([]);
     expect(security('get', '/v1/sdk-config')).toEqual([{ publishableKeyQuery: [] }]);
+    expect(security('post', '/v1/mcp')).toEqual([{ secretKey: ['query:read', 'mcp:read'] }, { mcpKey: ['mcp:read'] }, { userToken: ['viewer'] }, { sessionCookie: ['viewer'] }, { mcpOAuth: ['mcp'] }]);
   });
 
   it('describes parameters, bodies and the error codes each route can answer', () => {

@@ -3,7 +3,7 @@
 // that failed comes back as #/sign-in?sso_error=<code>, shown here in plain words.
 import { useState } from 'preact/hooks';
 import { route } from '../state/router.ts';
-import { ssoErrorMessage, ssoStartUrl } from '../lib/sso.ts';
+import { signInReturn, ssoErrorMessage, ssoStartUrl } from '../lib/sso.ts';
 
 export function SsoSignIn() {
   const [open, setOpen] = useState(false);
@@ -11,7 +11,7 @@ export function SsoSignIn() {
   const failed = route.value.query.get('sso_error');
   const start = (e: Event) => {
     e.preventDefault();
-    location.assign(ssoStartUrl(email));
+    location.assign(ssoStartUrl(email, signInReturn(location.hash)));
   };
   return (
     <div class="sso-sign-in">

@@ -3,8 +3,25 @@
 // words, and the connection form's domain list.
 
 /** The server's sign-in start: a navigation (it answers 302 to the provider), never a fetch. */
-export function ssoStartUrl(email: string): string {
-  return `/v1/auth/sso/start?${new URLSearchParams({ email: email.trim() })}`;
+export function ssoStartUrl(email: string, returnTo?: string): string {
+  return `/v1/auth/sso/start?${new URLSearchParams({ email: email.trim(), ...(returnTo ? { return_to: returnTo } : {}) })}`;
+}
+
+/**
+ * Where a sign-in started on this address should land afterwards: back on an OAuth consent
+ * screen (#/oauth/consent?uid=...) it interrupted; anywhere else the dashboard's home.
+ */
+export function signInReturn(hash: string): string | undefined {
+  const target = `/app/${hash}`;
+  return hash.startsWith('#/oauth/consent?') && target.length <= 500 ? target : undefined;
+}
+
+/** A server start URL (`details.start_url` of sso_required) with where to land added. */
+export function withReturn(startUrl: string, returnTo: string | undefined): string {
+  if (!returnTo) return startUrl;
+  const url = new URL(startUrl, 'http://mallard.invalid');
+  url.searchParams.set('return_to', returnTo);
+  return `${url.pathname}${url.search}`;
 }
 
 const MESSAGES: Record<string, string> = {

@@ -5,7 +5,8 @@ import { api, ApiError } from '../state/api.ts';
 import { endedBecause, startSession } from '../state/session.ts';
 import { SsoSignIn } from '../components/sso-sign-in.tsx';
 import { OtpStep, type OtpMethod } from '../components/otp-step.tsx';
-import { ssoRequiredStart } from '../lib/sso.ts';
+import { signInReturn, ssoRequiredStart, withReturn } from '../lib/sso.ts';
+import { route } from '../state/router.ts';
 
 function explain(err: ApiError): string {
   if (err.code === 'invalid_credentials') return 'That email and password do not match an account. Check both and try again.';
@@ -35,7 +36,7 @@ export function SignIn() {
       if (err instanceof ApiError && err.code === 'mfa_required') { setOtpMethod('totp'); setOtp(''); return; }
       // A member of an org that requires single sign-on is sent to it.
       const sso = err instanceof ApiError ? ssoRequiredStart(err.code, err.details) : null;
-      if (sso) { location.assign(sso); return; }
+      if (sso) { location.assign(withReturn(sso, signInReturn(location.hash))); return; }
       setError(err instanceof ApiError ? err : new ApiError('client_error', String(err), 0));
     } finally {
       setBusy(false);
@@ -45,7 +46,7 @@ export function SignIn() {
   return (
     <main class="sign-in" id="main">
       <h1><span class="logo" aria-hidden="true" /> Mallard</h1>
-      <p class="lede">See where your users struggle.</p>
+      <p class="lede">{route.value.path[0] === 'oauth' ? 'Sign in to connect an application to Mallard.' : 'See where your users struggle.'}</p>
       {endedBecause.value && !error && <p class="state notice" role="status">{endedBecause.value}</p>}
       <form onSubmit={submit} aria-describedby={error ? 'sign-in-error' : undefined}>
         {otpMethod === null ? <>

@@ -3,7 +3,7 @@
 // rotation MALLARD_SECRET_PREVIOUS derives a second set that only verifies and opens.
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 
-export type Purpose = 'api-key' | 'jwt' | 'encryption' | 'token' | 'ip-hash' | 'privacy-subject' | 'session' | 'csrf';
+export type Purpose = 'api-key' | 'jwt' | 'encryption' | 'token' | 'ip-hash' | 'privacy-subject' | 'session' | 'csrf' | 'oauth-record' | 'oauth-signing' | 'oauth-cookie';
 
 /**
  * The keyring: MALLARD_SECRET (current) and, during a rotation, MALLARD_SECRET_PREVIOUS.

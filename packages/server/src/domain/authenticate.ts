@@ -4,12 +4,13 @@ import { keyTypeOf, keyHashes, type KeyType, type Scope } from '../auth/api-keys
 import { verifyUserToken } from '../auth/jwt.ts';
 import { isSessionToken, SESSION_IDLE_MS, SESSION_RENEW_EVERY_MS, sessionTokenHashes } from '../auth/session-tokens.ts';
 import { constantTimeEqual, type Secrets } from '../auth/secrets.ts';
+import { isOAuthToken, oauthIdHashes } from '../auth/oauth-records.ts';
 import type { Kysely } from 'kysely';
 import { MINUTE_MS, SECOND_MS } from './time.ts';
 import type { Store } from '../store/db.ts';
 import type { Database } from '../store/tables.ts';
 import { AppError } from './errors.ts';
-import type { AuthContext, Role } from './context.ts';
+import { roleRank, type AuthContext, type Role } from './context.ts';
 import { mfaPolicyCovers, require2faOf } from './mfa-policy.ts';
 
 /** The token of an Authorization header, or a 401 `missing_auth` for an absent, empty or non-Bearer one. */
@@ -28,12 +29,64 @@ async function orgWithSettings(store: Store, orgId: string) {
     .executeTakeFirst();
 }
 
-/** Resolves a token to its credential, or throws the 401 that fits. */
-export async function authenticate(store: Store, secrets: Secrets, token: string, now: number): Promise<AuthContext> {
+/**
+ * Resolves a token to its credential, or throws the 401 that fits. `oauth`: the route takes an
+ * OAuth access token Mallard issued (the MCP endpoint only); elsewhere one is just not a key.
+ */
+export async function authenticate(store: Store, secrets: Secrets, token: string, now: number, options: { oauth?: boolean } = {}): Promise<AuthContext> {
   const keyType = keyTypeOf(token);
   if (keyType) return authenticateKey(store, secrets, token, now);
   if (token.split('.').length === 3) return authenticateJwt(store, secrets, token, now);
+  if (options.oauth && isOAuthToken(token)) return authenticateOAuth(store, secrets, token, now);
   throw new AppError('invalid_key', 'The API key is not valid');
+}
+
+/** `last_used_at` of an OAuth connection is written at most this often. */
+const OAUTH_LAST_USED_EVERY_MS = MINUTE_MS;
+
+/**
+ * An OAuth access token (features/oauth): its record found by HMAC, unexpired by the injected
+ * clock, its connection not revoked, its person still a member. It acts as that person within
+ * what they approved: the org, one site or all, read (mcp:read) or also write (manage:write,
+ * and only while their role is member or higher).
+ */
+async function authenticateOAuth(store: Store, secrets: Secrets, token: string, now: number): Promise<AuthContext> {
+  const refused = () => new AppError('invalid_token', 'The access token is not valid or has expired; refresh it or connect again');
+  const record = await store.db.selectFrom('oauth_records').select(['id_hash', 'payload', 'grant_id', 'expires_at'])
+    .where('model', '=', 'AccessToken').where('id_hash', 'in', oauthIdHashes(secrets, 'AccessToken', token)).executeTakeFirst();
+  if (!record || record.grant_id === null) throw refused();
+  let payload: { exp?: number; grantId?: string };
+  try {
+    payload = JSON.parse(secrets.decrypt(record.payload)) as typeof payload;
+  } catch {
+    throw refused();
+  }
+  const expiresAt = typeof payload.exp === 'number' ? payload.exp * SECOND_MS : null;
+  if (expiresAt === null || expiresAt <= now || payload.grantId !== record.grant_id) throw refused();
+  const grant = await store.db.selectFrom('oauth_grants').selectAll().where('grant_id', '=', record.grant_id).executeTakeFirst();
+  if (!grant || grant.revoked_at !== null) throw refused();
+  let site: AuthContext['site'] = null;
+  if (grant.site_id !== null) {
+    const row = await store.db.selectFrom('sites').select(['id', 'name', 'url'])
+      .where('id', '=', grant.site_id).where('org_id', '=', grant.org_id).where('deleted_at', 'is', null).executeTakeFirst();
+    if (!row) throw refused();
+    site = row;
+  }
+  const person = await userAuth(store, grant.user_id, grant.org_id, { jti: null, expiresAt, sessionId: null });
+  if (!person) throw refused();
+  if (grant.last_used_at === null || now - grant.last_used_at >= OAUTH_LAST_USED_EVERY_MS || now < grant.last_used_at) {
+    await store.db.updateTable('oauth_grants').set({ last_used_at: now }).where('id', '=', grant.id).execute();
+  }
+  const { role } = person.context;
+  const mayWrite = grant.access === 'write' && role !== null && roleRank(role) >= roleRank('member');
+  return {
+    ...person.context,
+    kind: 'key',
+    site,
+    keyType: 'oauth',
+    keyId: grant.id,
+    scopes: mayWrite ? ['mcp:read', 'manage:write'] : ['mcp:read'],
+  };
 }
 
 /**

@@ -17,7 +17,11 @@ export interface AuthContext {
   org: { id: string; name: string; duckFacts: boolean };
   /** The key's own site; null for org-scoped keys and user JWTs. */
   site: { id: string; name: string; url: string } | null;
-  keyType: KeyType | 'jwt';
+  /**
+   * 'oauth': an OAuth access token Mallard issued (kind 'key', keyId the connection's id in
+   * oauth_grants, user and role the person who approved it); taken by the MCP endpoint only.
+   */
+  keyType: KeyType | 'jwt' | 'oauth';
   keyId: string | null;
   scopes: Scope[];
   user: { id: string; email: string } | null;

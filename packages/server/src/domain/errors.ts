@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   invalid_key: 401,
   expired_key: 401,
   invalid_jwt: 401,
+  invalid_token: 401,
   jwt_required: 401,
   invalid_credentials: 401,
   mfa_required: 401,

@@ -11,6 +11,13 @@ import { HOUR_MS, MINUTE_MS, SECOND_MS } from './time.ts';
 
 export const FAILED_AUTH_PER_MIN = 30;
 export const LOGIN_PER_MIN = 10;
+/** OAuth client registrations per client IP an hour: registration is open, so it is bounded. */
+export const OAUTH_REGISTRATIONS_PER_HOUR = 30;
+
+export async function enforceOAuthRegistrationLimit(limiter: RateLimiter, ip: string, now: number) {
+  const hit = await limiter.hit(`oauth-register:ip:${ip}`, OAUTH_REGISTRATIONS_PER_HOUR, HOUR_MS, now);
+  if (!hit.allowed) throw rateLimited(hit, `OAuth client registrations from this address (${OAUTH_REGISTRATIONS_PER_HOUR} an hour)`);
+}
 
 export function rateLimited(hit: Hit, what: string): AppError {
   return new AppError('rate_limited', `Rate limit exceeded for ${what}; try again after the reset time`, {

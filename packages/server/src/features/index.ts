@@ -34,8 +34,14 @@ import { settingsRoutes } from './settings/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
 import { whoamiRoutes } from './whoami/routes.ts';
 import { twoFactorRoutes } from './two-factor/routes.ts';
+import { createOAuthServer } from './oauth/provider.ts';
+import { oauthConsentRoutes, oauthServerRoutes } from './oauth/routes.ts';
 
 export async function registerFeatures(app: App) {
+  // Mallard's OAuth authorization server for the MCP endpoint: its endpoints at the root, its
+  // consent and settings routes under /v1.
+  const oauth = { server: createOAuthServer({ ...app.services, log: app.log }) };
+  await app.register(oauthServerRoutes, oauth);
   await app.register(healthRoutes);
   await app.register(sdkScriptRoutes);
   await app.register(dashboardRoutes);
@@ -53,5 +59,6 @@ export async function registerFeatures(app: App) {
     await v1.register(ingestRoutes);
     await v1.register(clipIngestRoutes);
     await v1.register(publicSdkConfigRoutes);
+    await v1.register(oauthConsentRoutes, oauth);
   }, { prefix: '/v1' });
 }

@@ -28,6 +28,8 @@ export interface Access {
   duringMfaEnrolment?: boolean;
   /** The route counts its own calls (the MCP endpoint: tool calls per credential, mcp/rate-budget.ts), not the surface's requests. */
   ownRateLimit?: boolean;
+  /** The route also takes an OAuth access token Mallard issued (features/oauth): the MCP endpoint only. */
+  oauth?: boolean;
 }
 
 declare module 'fastify' {

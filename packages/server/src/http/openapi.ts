@@ -21,6 +21,12 @@ export interface RouteDocs {
   errors?: ErrorCode[];
   /** Query parameters of which a request must give exactly one (the handler checks it: 400 invalid_input otherwise). */
   exactlyOneOf?: readonly string[];
+  /**
+   * Statuses at which the route (an OAuth endpoint, features/oauth) may also answer OAuth's own
+   * error object (RFC 6749 5.2), or for a browser's authorization request a plain page, beside
+   * the envelope of what Mallard refuses first; with what the answer means.
+   */
+  oauthErrors?: Partial<Record<400 | 401, string>>;
   /** The credential is a publishable key in `?key=` (a public route that checks it like a key): the security scheme publishableKeyQuery, which also stands for the parameter. */
   keyInQuery?: boolean;
 }
@@ -39,10 +45,16 @@ const PUBLIC: Access = { surface: 'public' };
 const KEY_SCHEMES: Record<KeyType, string> = { secret: 'secretKey', mcp: 'mcpKey', publishable: 'publishableKey' };
 const JWT_SCHEME = 'userToken';
 const SESSION_SCHEME = 'sessionCookie';
+const OAUTH_SCHEME = 'mcpOAuth';
 const QUERY_KEY_SCHEME = 'publishableKeyQuery';
 const QUERY_RULE_KEY = 'x-mallard-query-rule';
 
 const SECURITY_SCHEMES = {
+  mcpOAuth: {
+    type: 'oauth2',
+    description: 'An OAuth 2.1 access token Mallard issues for the MCP endpoint only (docs/mcp.md, "Connecting with OAuth"): the authorization code flow with PKCE S256, clients registered at `/oauth/register`, metadata at `/.well-known/oauth-authorization-server`. It acts as the person who approved it, within the org, sites and access they chose.',
+    flows: { authorizationCode: { authorizationUrl: '/oauth/authorize', tokenUrl: '/oauth/token', refreshUrl: '/oauth/token', scopes: { mcp: 'The MCP endpoint (what it may do is what the person approved)' } } },
+  },
   secretKey: {
     type: 'http', scheme: 'bearer', bearerFormat: 'svc_sec_…',
     description: 'Secret key (`svc_sec_` + 40 base62 characters), for servers only. Its scopes (`ingest:write`, `query:read`, `manage:write`, `mcp:read`, `webhook:write`) are fixed at creation; each operation lists the scopes that satisfy it (any one).',
@@ -114,6 +126,14 @@ type JsonSchema = Record<string, unknown>;
 
 const ERRORS_KEY = 'x-mallard-errors';
 const LIMITED_KEY = 'x-mallard-limited';
+const OAUTH_ERRORS_KEY = 'x-mallard-oauth-errors';
+
+/** RFC 6749's error object, as the OAuth endpoints answer a client's bad request. */
+const OAUTH_ERROR_SCHEMA = {
+  type: 'object', required: ['error'], additionalProperties: true,
+  description: 'OAuth\'s error object (RFC 6749 5.2); extension members may follow',
+  properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+};
 
 /** The shared pieces every error response points at: the envelope schema and one example per code. */
 function errorComponents() {
@@ -227,6 +247,7 @@ function securityOf(access: Access | undefined): { [scheme: string]: string[] }[
     if (granted.length > 0) out.push({ [KEY_SCHEMES[type]]: granted });
   }
   if (surface !== 'ingest') out.push({ [JWT_SCHEME]: role }, { [SESSION_SCHEME]: role });
+  if (access?.oauth) out.push({ [OAUTH_SCHEME]: ['mcp'] });
   return out;
 }
 
@@ -280,6 +301,7 @@ function transform({ schema: routeSchema, url, route }: { schema: FastifySchema;
   out.response = responses;
   // Error responses all share one schema and example set: transformObject adds them by reference.
   out[ERRORS_KEY] = Object.fromEntries(errorCodesOf(route, schema, access, docs));
+  if (docs?.oauthErrors) out[OAUTH_ERRORS_KEY] = { page: route.method === 'GET', statuses: docs.oauthErrors };
   // Query and manage routes count every authenticated request (http/limits.ts), except a route that counts its own.
   out[LIMITED_KEY] = (access?.surface === 'query' || access?.surface === 'manage') && !access.ownRateLimit;
   return { schema: out, url };
@@ -289,7 +311,24 @@ const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accep
 
 interface Operation {
   tags?: string[]; parameters?: Parameter[]; responses: Record<string, unknown>;
-  [ERRORS_KEY]?: Record<string, ErrorCode[]>; [LIMITED_KEY]?: boolean; [QUERY_RULE_KEY]?: { oneOf: { required: string[] }[] };
+  [ERRORS_KEY]?: Record<string, ErrorCode[]>; [LIMITED_KEY]?: boolean;
+  [OAUTH_ERRORS_KEY]?: { page: boolean; statuses: Partial<Record<400 | 401, string>> }; [QUERY_RULE_KEY]?: { oneOf: { required: string[] }[] };
+}
+
+/** An OAuth endpoint's own errors beside the envelope: the error object (a client's request) or a page (a browser's). */
+function oauthErrorResponses(op: Operation) {
+  const extra = op[OAUTH_ERRORS_KEY];
+  if (!extra) return;
+  for (const [status, meaning] of Object.entries(extra.statuses)) {
+    const response = (op.responses[status] ??= { description: meaning, content: {} }) as { description: string; content: Record<string, { schema: unknown }> };
+    if (response.description !== meaning) response.description = `${response.description}. Or from the authorization server: ${meaning}`;
+    if (extra.page) {
+      response.content['text/html'] = { schema: { type: 'string' } };
+    } else {
+      const json = response.content['application/json'];
+      response.content['application/json'] = json ? { ...json, schema: { anyOf: [json.schema, OAUTH_ERROR_SCHEMA] } } : { schema: OAUTH_ERROR_SCHEMA };
+    }
+  }
 }
 
 /**
@@ -348,8 +387,10 @@ function transformObject({ openapiObject }: { openapiObject: Record<string, unkn
         op.responses[status] ??= errorResponse(codes, ERROR_MEANING[Number(status)] ?? 'Error');
         if (op[LIMITED_KEY]) (op.responses[status] as { headers?: unknown }).headers = { ...RATE_LIMIT_HEADERS, ...(status === '429' ? { 'retry-after': { description: 'Seconds until the window reopens', schema: { type: 'integer' } } } : {}) };
       }
+      oauthErrorResponses(op);
       delete op[ERRORS_KEY];
       delete op[LIMITED_KEY];
+      delete op[OAUTH_ERRORS_KEY];
     }
   }
   const { schema, examples } = errorComponents();

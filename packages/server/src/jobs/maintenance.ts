@@ -1,5 +1,6 @@
 // Housekeeping that runs inside `mallard serve`: expired raw data, audit rows past their own
-// retention, deleted sites' data and idempotency answers past their 24 hours, once at start and
+// retention, deleted sites' data, idempotency answers past their 24 hours and the OAuth server's
+// expired records, once at start and
 // then every hour; on PostgreSQL it also folds the row counts' per-connection shards
 // (store/row-counts.ts). Runs never overlap.
 import type { Clock } from '../clock.ts';
@@ -11,6 +12,7 @@ import { jobFailure, runPeriodically, type JobLog, type Periodic } from './perio
 import { HOUR_MS } from '../domain/time.ts';
 import { purgeExpiredIdempotencyKeys } from '../store/idempotency.ts';
 import { foldRowCounts } from '../store/row-counts.ts';
+import { purgeExpiredOAuthRecords } from '../store/oauth-records.ts';
 
 export const MAINTENANCE_INTERVAL_MS = HOUR_MS;
 
@@ -27,6 +29,7 @@ export async function maintain(store: Store, clock: Clock, retention: Retention,
   const audit = await purgeExpiredAudit(store.db, clock.now(), retention.auditDays);
   const deleted = await purgeDeletedSites(store);
   const idempotency = await purgeExpiredIdempotencyKeys(store.db, clock.now());
-  if (expired + audit + deleted + idempotency > 0) log.info({ expired, audit, deleted, idempotency }, 'maintenance removed rows');
+  const oauth = await purgeExpiredOAuthRecords(store.db, clock.now());
+  if (expired + audit + deleted + idempotency + oauth > 0) log.info({ expired, audit, deleted, idempotency, oauth }, 'maintenance removed rows');
   if (store.dialect === 'postgres') await foldRowCounts(store.db);
 }

@@ -45,6 +45,9 @@ async function purgeOnce(store: Pick<Store, 'db'>, batchSize: number): Promise<n
       if (count < batchSize) break;
     }
     await store.db.deleteFrom('api_keys').where('site_id', '=', id).execute();
+    // OAuth connections to the site, and every token and code of their grants.
+    await store.db.deleteFrom('oauth_records').where('grant_id', 'in', store.db.selectFrom('oauth_grants').select('grant_id').where('site_id', '=', id)).execute();
+    await store.db.deleteFrom('oauth_grants').where('site_id', '=', id).execute();
     await store.db.deleteFrom('pipeline_state').where('site_id', '=', id).execute();
     await store.db.deleteFrom('pipeline_claims').where('site_id', '=', id).execute();
     // The site's rows are gone, so are its counts (all zero by now: the triggers counted the deletes).

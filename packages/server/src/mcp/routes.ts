@@ -1,7 +1,8 @@
 // POST /v1/mcp: the MCP endpoint (Streamable HTTP, stateless, JSON responses). GET and DELETE
 // (the SSE stream and session end of stateful servers) answer 405 like any unknown method.
-// The credential is a bearer token as on /query; a 401 says `WWW-Authenticate: Bearer` and
-// nothing about OAuth, so clients keep using the static header they were given.
+// The credential is a bearer token as on /query, or an OAuth access token Mallard issued
+// (features/oauth). A 401 names the protected-resource metadata (RFC 9728) in
+// `WWW-Authenticate`, so an OAuth client finds where to sign in; a client with a key ignores it.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { App } from '../http/app-types.ts';
@@ -24,7 +25,7 @@ const JsonRpcBody = Type.Union([JsonRpcMessage, Type.Array(JsonRpcMessage)], {
 });
 // The transport reads the message itself, so the body is documented only; a browser from
 // another origin is refused with 403 forbidden.
-const MCP_DOCS: RouteDocs = { body: JsonRpcBody, errors: ['forbidden'] };
+const MCP_DOCS: RouteDocs = { body: JsonRpcBody, errors: ['forbidden', 'invalid_token'] };
 // The answer is the transport's JSON text, sent as it is: documented as JSON-RPC, typed as text.
 const JsonRpcAnswer = Type.Unsafe<string>(JSON.parse(JSON.stringify(JsonRpcBody)));
 
@@ -35,11 +36,14 @@ const JsonRpcAnswer = Type.Unsafe<string>(JSON.parse(JSON.stringify(JsonRpcBody)
  */
 export const MCP_BODY_LIMIT = 1024 * 1024;
 
+/** The protected-resource metadata of this endpoint (RFC 9728, features/oauth/routes.ts). */
+export const MCP_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/v1/mcp';
+
 export async function mcpRoutes(app: App) {
   app.post('/mcp', {
     bodyLimit: MCP_BODY_LIMIT,
     // Its own budget: tool calls per credential (rate-budget.ts), not the query surface's requests.
-    config: { access: { ...QUERY_ACCESS, ownRateLimit: true }, docs: MCP_DOCS },
+    config: { access: { ...QUERY_ACCESS, ownRateLimit: true, oauth: true }, docs: MCP_DOCS },
     schema: {
       tags: ['mcp'],
       summary: 'Model Context Protocol over Streamable HTTP (stateless, JSON responses): Mallard\'s tools, resources and prompts for AI assistants',
@@ -50,8 +54,12 @@ export async function mcpRoutes(app: App) {
         200: { description: 'The JSON-RPC response (or an array of them). A request holding only notifications or responses is answered 202 with no body.', content: { 'application/json': { schema: JsonRpcAnswer } } },
       },
     },
-    onError: async (_request, reply, error) => {
-      if ((error as { status?: number }).status === 401) reply.header('www-authenticate', 'Bearer');
+    onError: async (request, reply, error) => {
+      const { status, code } = error as { status?: number; code?: string };
+      if (status !== 401) return;
+      const metadata = `${request.server.services.config.publicUrl}${MCP_RESOURCE_METADATA_PATH}`;
+      // An expired or revoked OAuth token says so, so the client refreshes it or signs in again.
+      reply.header('www-authenticate', `Bearer resource_metadata="${metadata}"${code === 'invalid_token' ? ', error="invalid_token"' : ''}`);
     },
   }, async (request, reply) => {
     const { config, limiter } = request.server.services;

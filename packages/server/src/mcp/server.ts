@@ -54,7 +54,10 @@ export function createMcpServer(session: McpSession): Server {
       return tool.call(session, args);
     }
     if (ALL_TOOLS.some((t) => t.name === name)) {
-      const denied = session.ctx.auth.kind === 'key'
+      const { auth } = session.ctx;
+      const denied = auth.keyType === 'oauth'
+        ? new AppError('missing_scope', `${name} changes data: this connection was approved to read only (or your role is below member); connect again and choose read and write`, { required: ['manage:write'] })
+        : auth.kind === 'key'
         ? new AppError('missing_scope', `${name} changes data: it needs a key with the scope manage:write`, { required: ['manage:write'] })
         : new AppError('insufficient_role', `${name} changes data: it needs the role member or higher`, { required: 'member' });
       return toolError(denied, session);

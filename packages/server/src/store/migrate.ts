@@ -21,6 +21,7 @@ import * as sso from './migrations/0017-sso.ts';
 import * as sessionFriction from './migrations/0018-session-friction.ts';
 import * as funnels from './migrations/0019-funnels.ts';
 import * as clips from './migrations/0020-clips.ts';
+import * as oauth from './migrations/0021-oauth.ts';
 import * as sessionPath from './migrations/0022-session-path.ts';
 
 const migrations: Record<string, Migration> = {
@@ -44,6 +45,7 @@ const migrations: Record<string, Migration> = {
   '0018-session-friction': sessionFriction,
   '0019-funnels': funnels,
   '0020-clips': clips,
+  '0021-oauth': oauth,
   '0022-session-path': sessionPath,
 };
 

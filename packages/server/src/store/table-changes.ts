@@ -26,7 +26,7 @@ const TABLE_NAMES = [
   'deploys', 'annotations', 'webhooks', 'webhook_deliveries', 'integrations', 'sdk_configs', 'audit_log',
   'idempotency_keys', 'outbox', 'site_score_history', 'pipeline_claims', 'pipeline_state',
   'alert_rule_state', 'alert_cooldowns', 'delivery_attempts', 'user_mfa', 'user_recovery_codes',
-  'sso_connections', 'sso_logins', 'funnels', 'clips', 'clip_signals',
+  'sso_connections', 'sso_logins', 'funnels', 'clips', 'clip_signals', 'oauth_records', 'oauth_grants',
 ] as const satisfies readonly (keyof Database)[];
 type Unlisted = Exclude<keyof Database, (typeof TABLE_NAMES)[number]>;
 const everyTableListed: Unlisted extends never ? true : Unlisted = true;

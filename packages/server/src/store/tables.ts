@@ -52,6 +52,22 @@ export interface SsoLoginsTable {
   return_to: string; created_at: Ms; expires_at: Ms; used_at: Ms | null;
 }
 
+/**
+ * What the OAuth authorization server keeps (0021; features/oauth/adapter.ts): one row per
+ * record of a model (Client, Interaction, Session, Grant, AuthorizationCode, AccessToken,
+ * RefreshToken), found by the HMAC of its id (a token's id is the token), its payload sealed.
+ */
+export interface OAuthRecordsTable {
+  model: string; id_hash: string; payload: string; grant_id: string | null; uid_hash: string | null;
+  expires_at: Ms | null; consumed_at: Ms | null;
+}
+/** One approved OAuth connection (0021): the consent screen's choices for the grant, listed and revoked from settings. */
+export interface OAuthGrantsTable {
+  id: string; grant_id: string; client_id: string; client_name: string; redirect_uri: string;
+  user_id: string; org_id: string; site_id: string | null; access: string;
+  created_at: Ms; last_used_at: Ms | null; revoked_at: Ms | null;
+}
+
 export interface SitesTable {
   id: string; org_id: string; name: string; url: string; allowed_origins: Json;
   created_at: Ms; updated_at: Ms; deleted_at: Ms | null;
@@ -287,6 +303,8 @@ export interface Database {
   funnels: FunnelsTable;
   clips: ClipsTable;
   clip_signals: ClipSignalsTable;
+  oauth_records: OAuthRecordsTable;
+  oauth_grants: OAuthGrantsTable;
 }
 
 export type Org = Selectable<OrgsTable>;

@@ -60,6 +60,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/oauth-protected-resource": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The MCP endpoint's protected-resource metadata (RFC 9728): where to get a token for it
+         * @description Public: no credential needed.
+         */
+        get: operations["getWellKnownOauthProtectedResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-protected-resource/v1/mcp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The MCP endpoint's protected-resource metadata (RFC 9728): where to get a token for it
+         * @description Public: no credential needed.
+         */
+        get: operations["getWellKnownOauthProtectedResourceV1Mcp"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata (RFC 8414): endpoints, PKCE S256, grant types
+         * @description Public: no credential needed.
+         */
+        get: operations["getWellKnownOauthAuthorizationServer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The same metadata at OpenID Connect's discovery address, for clients that look there
+         * @description Public: no credential needed.
+         */
+        get: operations["getWellKnownOpenidConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization endpoint (OAuth 2.1: code flow, PKCE S256 required): sends the browser to sign in and consent in the dashboard
+         * @description Public: no credential needed.
+         */
+        get: operations["getOauthAuthorize"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/authorize/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the browser resumes after consent: back to the client with the code
+         * @description Public: no credential needed.
+         */
+        get: operations["getOauthAuthorizeByUid"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token endpoint (RFC 6749): a code with its PKCE verifier, or a refresh token (rotated), for an access token
+         * @description Public: no credential needed.
+         */
+        post: operations["postOauthToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dynamic client registration (RFC 7591): redirect_uris, client_name, token_endpoint_auth_method; 30 an hour per client address
+         * @description Public: no credential needed.
+         */
+        post: operations["postOauthRegister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Token revocation (RFC 7009): revoking a refresh token ends its whole grant
+         * @description Public: no credential needed.
+         */
+        post: operations["postOauthRevoke"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/jwks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The authorization server's public signing keys (JWKS)
+         * @description Public: no credential needed.
+         */
+        get: operations["getOauthJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1798,6 +1998,170 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/oauth/interaction/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the authorization server sends the browser: 302 to the dashboard's consent screen (which asks to sign in first)
+         * @description Public: no credential needed.
+         */
+        get: operations["getAuthOauthInteractionByUid"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oauth/interaction/{uid}/details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the consent screen shows: the application (its name and redirect URI) and the signed-in person's orgs and sites
+         * @description Needs the interaction cookie the authorization server set in this browser: from another browser, or once expired (10 minutes), 400 invalid_input.
+         *
+         *     Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        get: operations["getAuthOauthInteractionByUidDetails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oauth/interaction/{uid}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve: the application may use the MCP endpoint as you, in the org, on one site or all, read or read-and-write
+         * @description Answers where the browser goes next (the authorization server, which sends it back to the application with a code). Needs the interaction cookie (400 invalid_input otherwise); read and write needs the role member or higher in the chosen org.
+         *
+         *     Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        post: operations["postAuthOauthInteractionByUidApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oauth/interaction/{uid}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny: the application is sent back with error=access_denied
+         * @description Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        post: operations["postAuthOauthInteractionByUidDeny"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oauth/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your connected OAuth applications in this org: name, site scope, access, created and last used
+         * @description Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        get: operations["getAuthOauthConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/oauth/connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of your connected applications: its access and refresh tokens stop at once
+         * @description Credential: a user token only (keys are refused with `jwt_required`).
+         */
+        delete: operations["deleteAuthOauthConnectionsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/oauth-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every member's connected OAuth applications in the org (admins)
+         * @description Credential: a user token only (keys are refused with `jwt_required`); role `admin` or higher.
+         */
+        get: operations["getManageOauthConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/manage/oauth-connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke any member's connected application (admins): its tokens stop at once
+         * @description Credential: a user token only (keys are refused with `jwt_required`); role `admin` or higher.
+         */
+        delete: operations["deleteManageOauthConnectionsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/mcp": {
         parameters: {
             query?: never;
@@ -1831,7 +2195,7 @@ export interface components {
                  * @description Stable machine-matchable code; match on this
                  * @enum {string}
                  */
-                code: "invalid_input" | "sso_discovery_failed" | "invalid_uuid" | "missing_site_id" | "invalid_status" | "empty_body" | "invalid_json" | "missing_auth" | "invalid_key" | "expired_key" | "invalid_jwt" | "jwt_required" | "invalid_credentials" | "mfa_required" | "invalid_otp" | "forbidden" | "missing_scope" | "insufficient_role" | "org_scope_required" | "sso_required" | "csrf_failed" | "mfa_required_by_org" | "mfa_enrolment_required" | "not_found" | "sso_not_configured" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "account_locked" | "headers_too_large" | "internal_error" | "upstream_error" | "unavailable" | "storage_full";
+                code: "invalid_input" | "sso_discovery_failed" | "invalid_uuid" | "missing_site_id" | "invalid_status" | "empty_body" | "invalid_json" | "missing_auth" | "invalid_key" | "expired_key" | "invalid_jwt" | "invalid_token" | "jwt_required" | "invalid_credentials" | "mfa_required" | "invalid_otp" | "forbidden" | "missing_scope" | "insufficient_role" | "org_scope_required" | "sso_required" | "csrf_failed" | "mfa_required_by_org" | "mfa_enrolment_required" | "not_found" | "sso_not_configured" | "method_not_allowed" | "conflict" | "idempotency_conflict" | "request_timeout" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "account_locked" | "headers_too_large" | "internal_error" | "upstream_error" | "unavailable" | "storage_full";
                 message: string;
                 status: number;
                 details?: {
@@ -1842,7 +2206,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description `invalid_input`, `sso_discovery_failed`, `invalid_uuid`, `missing_site_id`, `invalid_status`, `empty_body`, `invalid_json`, `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`, `invalid_credentials`, `mfa_required`, `invalid_otp`, `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `sso_required`, `csrf_failed`, `mfa_required_by_org`, `mfa_enrolment_required`, `not_found`, `sso_not_configured`, `method_not_allowed`, `conflict`, `idempotency_conflict`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `account_locked`, `headers_too_large`, `internal_error`, `upstream_error`, `unavailable`, `storage_full`: Any other error, in the same envelope */
+        /** @description `invalid_input`, `sso_discovery_failed`, `invalid_uuid`, `missing_site_id`, `invalid_status`, `empty_body`, `invalid_json`, `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `invalid_token`, `jwt_required`, `invalid_credentials`, `mfa_required`, `invalid_otp`, `forbidden`, `missing_scope`, `insufficient_role`, `org_scope_required`, `sso_required`, `csrf_failed`, `mfa_required_by_org`, `mfa_enrolment_required`, `not_found`, `sso_not_configured`, `method_not_allowed`, `conflict`, `idempotency_conflict`, `request_timeout`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `account_locked`, `headers_too_large`, `internal_error`, `upstream_error`, `unavailable`, `storage_full`: Any other error, in the same envelope */
         Error: {
             headers: {
                 [name: string]: unknown;
@@ -2041,6 +2405,805 @@ export interface operations {
             };
             /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWellKnownOauthProtectedResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The MCP endpoint: the resource every token is for (RFC 8707) */
+                        resource: string;
+                        /** @description Mallard itself: its issuer is MALLARD_PUBLIC_URL */
+                        authorization_servers: string[];
+                        scopes_supported: string[];
+                        bearer_methods_supported: string[];
+                        resource_name: string;
+                        resource_documentation: string;
+                    };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWellKnownOauthProtectedResourceV1Mcp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The MCP endpoint: the resource every token is for (RFC 8707) */
+                        resource: string;
+                        /** @description Mallard itself: its issuer is MALLARD_PUBLIC_URL */
+                        authorization_servers: string[];
+                        scopes_supported: string[];
+                        bearer_methods_supported: string[];
+                        resource_name: string;
+                        resource_documentation: string;
+                    };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWellKnownOauthAuthorizationServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getWellKnownOpenidConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOauthAuthorize: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the consent screen, or back to the client's redirect URI with a code or an error. An unknown client or redirect URI gets an error page, never a redirect */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_input`: Missing or malformed input. Or from the authorization server: The request cannot go back to the client (an unknown client or redirect URI, a missing or expired sign-in): a plain page saying so */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "text/html": string;
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOauthAuthorizeByUid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sign-in's id, from the address the authorization server sent the browser to
+                 * @example yJmV0c3TqMKS0ZIk6kn8v
+                 */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the client's redirect URI with a code, or with error=access_denied */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_input`: Missing or malformed input. Or from the authorization server: The request cannot go back to the client (an unknown client or redirect URI, a missing or expired sign-in): a plain page saying so */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                    "text/html": string;
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postOauthToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description access_token, token_type, expires_in, refresh_token, scope */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_json`: Missing or malformed input. Or from the authorization server: invalid_request, invalid_grant (a wrong code verifier, a used or revoked refresh token), invalid_redirect_uri, invalid_client_metadata, ... */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] | ({
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description invalid_client */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postOauthRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The registered client, with its client_id */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_json`: Missing or malformed input. Or from the authorization server: invalid_request, invalid_grant (a wrong code verifier, a used or revoked refresh token), invalid_redirect_uri, invalid_client_metadata, ... */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] | ({
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postOauthRevoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Empty: revoked, or never known */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_json`: Missing or malformed input. Or from the authorization server: invalid_request, invalid_grant (a wrong code verifier, a used or revoked refresh token), invalid_redirect_uri, invalid_client_metadata, ... */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"] | ({
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    });
+                };
+            };
+            /** @description invalid_client */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        error_description?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getOauthJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A JSON Web Key Set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5269,10 +6432,10 @@ export interface operations {
                                 url: string;
                             } | null;
                             /**
-                             * @description The credential: an API key of one of these types, or a user token (jwt)
+                             * @description The credential: an API key of one of these types, a user token (jwt), or an OAuth access token Mallard issued (oauth: the MCP endpoint only, with the user and role it acts for)
                              * @enum {string}
                              */
-                            key_type: "secret" | "mcp" | "publishable" | "jwt";
+                            key_type: "secret" | "mcp" | "publishable" | "jwt" | "oauth";
                             scopes: ("ingest:write" | "query:read" | "manage:write" | "mcp:read" | "webhook:write")[];
                             user?: {
                                 /**
@@ -22831,6 +23994,1170 @@ export interface operations {
             };
         };
     };
+    getAuthOauthInteractionByUid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sign-in's id, from the address the authorization server sent the browser to
+                 * @example yJmV0c3TqMKS0ZIk6kn8v
+                 */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To /app/#/oauth/consent?uid=... */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAuthOauthInteractionByUidDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sign-in's id, from the address the authorization server sent the browser to
+                 * @example yJmV0c3TqMKS0ZIk6kn8v
+                 */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            uid: string;
+                            client: {
+                                client_id: string;
+                                name: string | null;
+                                /** @description Where the browser goes back to with the code */
+                                redirect_uri: string;
+                            };
+                            /** @description The orgs the signed-in person belongs to, each with its live sites */
+                            orgs: {
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                role: "viewer" | "member" | "admin" | "owner";
+                                /** @description Whether read and write can be chosen (member or higher) */
+                                may_write: boolean;
+                                sites: {
+                                    /**
+                                     * @description UUID
+                                     * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                     */
+                                    id: string;
+                                    name: string;
+                                    url: string;
+                                }[];
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601, UTC
+                             * @example 2026-11-02T12:00:00.000Z
+                             */
+                            expires_at: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAuthOauthInteractionByUidApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sign-in's id, from the address the authorization server sent the browser to
+                 * @example yJmV0c3TqMKS0ZIk6kn8v
+                 */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description UUID
+                     * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                     */
+                    org_id: string;
+                    /** @description One site of the org, or null for every site of the org */
+                    site_id: string | null;
+                    /**
+                     * @description read: the MCP read tools; write: also the write tools (update_issue, ...), for a member or higher
+                     * @enum {string}
+                     */
+                    access: "read" | "write";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Where the browser goes next: the authorization server, which sends it back to the client with a code (or with error=access_denied) */
+                            redirect_to: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `empty_body`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    postAuthOauthInteractionByUidDeny: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The sign-in's id, from the address the authorization server sent the browser to
+                 * @example yJmV0c3TqMKS0ZIk6kn8v
+                 */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Where the browser goes next: the authorization server, which sends it back to the client with a code (or with error=access_denied) */
+                            redirect_to: string;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getAuthOauthConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            connections: {
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                client_id: string;
+                                client_name: string;
+                                redirect_uri: string;
+                                user: {
+                                    /**
+                                     * @description UUID
+                                     * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                     */
+                                    id: string;
+                                    email: string;
+                                };
+                                site_id: string | null;
+                                /**
+                                 * @description read: the MCP read tools; write: also the write tools (update_issue, ...), for a member or higher
+                                 * @enum {string}
+                                 */
+                                access: "read" | "write";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
+                                last_used_at: string | null;
+                            }[];
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteAuthOauthConnectionsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID
+                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            deleted: boolean;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_scope`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getManageOauthConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            connections: {
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                id: string;
+                                client_id: string;
+                                client_name: string;
+                                redirect_uri: string;
+                                user: {
+                                    /**
+                                     * @description UUID
+                                     * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                     */
+                                    id: string;
+                                    email: string;
+                                };
+                                site_id: string | null;
+                                /**
+                                 * @description read: the MCP read tools; write: also the write tools (update_issue, ...), for a member or higher
+                                 * @enum {string}
+                                 */
+                                access: "read" | "write";
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
+                                created_at: string;
+                                last_used_at: string | null;
+                            }[];
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    deleteManageOauthConnectionsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description UUID
+                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            deleted: boolean;
+                        };
+                        error: null;
+                    };
+                };
+            };
+            /** @description `invalid_input`, `invalid_uuid`, `invalid_json`: Missing or malformed input */
+            400: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `jwt_required`: No valid credential */
+            401: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `forbidden`, `missing_scope`, `insufficient_role`, `csrf_failed`, `mfa_enrolment_required`: Authenticated but not allowed */
+            403: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `not_found`: Not found (an unknown route, or a record that does not exist or belongs to another tenant) */
+            404: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `request_timeout`: Error */
+            408: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `payload_too_large`: Body too large */
+            413: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unsupported_media_type`: Body not sent as JSON */
+            415: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `rate_limited`: Rate limited, or the account locked after failed logins: `error.details.reset_at` says when to try again (the window reopens, or the account's delay or lock ends); `Retry-After` says the same in seconds */
+            429: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    /** @description Seconds until the window reopens */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `headers_too_large`: Error */
+            431: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `internal_error`: Server-side failure; the `x-request-id` header identifies it in the logs */
+            500: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `unavailable`, `storage_full`: Error */
+            503: {
+                headers: {
+                    /** @description Requests allowed in the current window */
+                    "ratelimit-limit"?: number;
+                    /** @description Requests left in the current window */
+                    "ratelimit-remaining"?: number;
+                    /** @description Seconds until the window reopens */
+                    "ratelimit-reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     postMcp: {
         parameters: {
             query?: {
@@ -22916,7 +25243,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`: No valid credential */
+            /** @description `missing_auth`, `invalid_key`, `expired_key`, `invalid_jwt`, `invalid_token`: No valid credential */
             401: {
                 headers: {
                     [name: string]: unknown;

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect } from 'vitest';
 import { buildApp, type App } from '../../src/app.ts';
 import { loggerOptions } from '../../src/http/logging.ts';
 import { ManualClock, type Clock } from '../../src/clock.ts';
-import { DEFAULT_RATE_LIMITS, type Config, type RateLimits } from '../../src/config.ts';
+import { DEFAULT_OAUTH, DEFAULT_RATE_LIMITS, type Config, type RateLimits } from '../../src/config.ts';
 import type { Scope, KeyType } from '../../src/auth/api-keys.ts';
 import { signUserToken, JWT_DEFAULT_SECONDS } from '../../src/auth/jwt.ts';
 import { hashPassword } from '../../src/auth/passwords.ts';
@@ -42,7 +42,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     logLevel: 'silent', rateLimits: { ...DEFAULT_RATE_LIMITS }, smtpUrl: null, demo: false,
     allowPrivateTargets: true, retentionDays: 90, auditRetentionDays: 365, sqliteReaders: 2, readCacheMs: DEFAULT_READ_CACHE_MS, sqliteSynchronous: 'normal', pipelineIntervalMs: 15 * 60_000, deliveryLeaseMs: 60_000, publicUrl: 'http://127.0.0.1:8787',
     providers: { slackApi: 'http://127.0.0.1:9/slack', pagerdutyEvents: 'http://127.0.0.1:9/pd', linearApi: 'http://127.0.0.1:9/linear', githubApi: 'http://127.0.0.1:9/github' },
-    dataDir: tmpdir(), trustProxy: false, metricsToken: null, ...overrides,
+    dataDir: tmpdir(), trustProxy: false, metricsToken: null, oauth: { ...DEFAULT_OAUTH }, ...overrides,
   };
 }
 

@@ -78,6 +78,12 @@ export const PROOF_ROUTES = new Set([
   'POST /v1/auth/2fa/recovery-codes',
   // Connecting SSO proves the issuer answers OpenID discovery; no issuer answers in this test.
   'PUT /v1/manage/sso',
+  // The consent screen's calls prove the browser started the sign-in: the authorization
+  // server's interaction cookie, which no built request carries (400 invalid_input).
+  'GET /v1/auth/oauth/interaction/:uid/details',
+  'HEAD /v1/auth/oauth/interaction/:uid/details',
+  'POST /v1/auth/oauth/interaction/:uid/approve',
+  'POST /v1/auth/oauth/interaction/:uid/deny',
 ]);
 
 /**

@@ -19,9 +19,10 @@ const CHILD_TABLES: Record<string, { column: string; parent: string }> = {
 /**
  * Tables that hold no site's rows, or keep them on purpose: the site row itself stays (hidden),
  * so its id is never reused; the audit log is the org's record and outlives the site;
- * idempotency keys belong to a credential and expire on their own; the migrator keeps its own.
+ * idempotency keys belong to a credential and expire on their own; the migrator keeps its own;
+ * the OAuth server's records belong to a grant (those of a site's connections go with them).
  */
-const NOT_PURGED = new Set(['mallard_migrations', 'mallard_migrations_lock', 'orgs', 'org_settings', 'users', 'memberships', 'user_tokens', 'revoked_tokens', 'user_mfa', 'user_recovery_codes', 'web_sessions', 'sso_connections', 'sso_logins', 'sites', 'audit_log', 'idempotency_keys']);
+const NOT_PURGED = new Set(['mallard_migrations', 'mallard_migrations_lock', 'orgs', 'org_settings', 'users', 'memberships', 'user_tokens', 'revoked_tokens', 'user_mfa', 'user_recovery_codes', 'web_sessions', 'sso_connections', 'sso_logins', 'sites', 'audit_log', 'idempotency_keys', 'oauth_records']);
 
 /** Every table of the store's schema that holds a site's rows: by a site_id column, or through a parent. */
 export async function siteTables(store: Store): Promise<string[]> {
@@ -166,6 +167,14 @@ export async function seedSiteRows(store: Store, orgId: string, siteId: string, 
     id: id(), org_id: orgId, site_id: siteId, key_type: 'publishable', name: null, scopes: '["ingest:write"]', key_hash: hex32(), key_hint: 'abcd',
     created_by: null, created_at: now, expires_at: null, revoked_at: null, last_used_at: null,
   }).execute();
+  // An OAuth connection to the site, with a token of its grant (which goes with it).
+  const owner = await db.selectFrom('memberships').select('user_id').where('org_id', '=', orgId).executeTakeFirstOrThrow();
+  const grantId = `g-${hex32()}`;
+  await db.insertInto('oauth_grants').values({
+    id: id(), grant_id: grantId, client_id: 'seed-client', client_name: 'Seed', redirect_uri: 'http://127.0.0.1:9/cb', user_id: owner.user_id,
+    org_id: orgId, site_id: siteId, access: 'read', created_at: now, last_used_at: null, revoked_at: null,
+  }).execute();
+  await db.insertInto('oauth_records').values({ model: 'AccessToken', id_hash: hex32(), payload: 'sealed', grant_id: grantId, uid_hash: null, expires_at: now + 3_600_000, consumed_at: null }).execute();
   await db.insertInto('pipeline_claims').values({ site_id: siteId, holder: 'seed', cycle_at: now, expires_at: now + 1 })
     .onConflict((oc) => oc.column('site_id').doNothing()).execute();
   await db.insertInto('pipeline_state').values({ site_id: siteId, issues_counted_until: now })

@@ -3,6 +3,7 @@
 // deploy, a saved funnel, a member, a key, a session), users at every role and keys of every type and single
 // scope. Org B holds only credentials: a site-scoped key, an org-scoped key and its owner.
 // Everything is made through the API and the pipeline, as a customer's data would be.
+import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { SCOPES, type KeyType, type Scope } from '../../src/auth/api-keys.ts';
 import { JWT_DEFAULT_SECONDS, signUserToken } from '../../src/auth/jwt.ts';
@@ -108,7 +109,19 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
   expect(issues.issues.length, 'A has an issue').toBeGreaterThan(0);
   expect(alerts.alerts.length, 'A has an alert').toBeGreaterThan(0);
 
+  // Two OAuth connections of the owner to the first site (stored as approving one stores it):
+  // one for the person's own settings route, one for the admins' route.
+  const connections = await Promise.all(['connection', 'oauth-connection'].map(async (kind) => {
+    const id = randomUUID();
+    await h.store.db.insertInto('oauth_grants').values({
+      id, grant_id: `a-grant-${kind}-${t}`, client_id: `a-client-${kind}-${t}`, client_name: `A assistant ${kind} ${t}`, redirect_uri: `http://127.0.0.1:9/a-${kind}-${t}`,
+      user_id: org.user_id, org_id: org.org_id, site_id: org.site_id, access: 'read', created_at: h.clock.now(), last_used_at: null, revoked_at: null,
+    }).execute();
+    return [kind, id] as const;
+  }));
+
   const ids: Record<string, string> = {
+    ...Object.fromEntries(connections),
     org: org.org_id, site: org.site_id, user: org.user_id, session: visits[0].sid, visitor: visits[0].vid,
     issue: issues.issues[0].id, alert: alerts.alerts[0].id, rule: rule.id, webhook: webhook.id, delivery: delivery.id,
     integration: integration.id, deploy: deploy.id, member: victim.membershipId, key: victimKey.id, funnel: funnel.id, clip,
@@ -126,6 +139,7 @@ export async function seedTenantA(h: Harness): Promise<TenantA> {
     org.keys.secret, org.keys.mcp, org.keys.publishable, orgKey.key, victimKey.key, ...singleScope.map((k) => k.key),
     rule.name, funnel.name, webhookUrl, `a-${t}`, `a-routing-${t}`, `a-token-${t}`,
     `https://a-idp-${t}.example`, `a-sso-secret-${t}`, `a-sso-${t}.example`,
+    `a-client-connection-${t}`, `a-client-oauth-connection-${t}`, `A assistant connection ${t}`, `A assistant oauth-connection ${t}`,
   ];
 
   const owner = userCredential(h, 'A owner', org.user_id, org.org_id, 'owner');

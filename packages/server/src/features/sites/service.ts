@@ -120,6 +120,7 @@ export async function deleteSite({ ctx, input }: { ctx: ServiceContext; input: {
       .where('id', '=', siteId).where('deleted_at', 'is', null).executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) throw new AppError('not_found', 'Site not found');
     await trx.updateTable('api_keys').set({ revoked_at: now }).where('site_id', '=', siteId).where('revoked_at', 'is', null).execute();
+    await trx.updateTable('oauth_grants').set({ revoked_at: now }).where('site_id', '=', siteId).where('revoked_at', 'is', null).execute();
     await recordAudit(trx, ctx, { action: 'site.deleted', targetType: 'site', targetId: siteId, siteId });
   });
   forgetCredentials(ctx.db);

@@ -9,5 +9,7 @@ export function whoami({ ctx }: { ctx: Pick<ServiceContext, 'auth'> }) {
   if (auth.kind === 'jwt') {
     return { ...base, scopes: [...SCOPES], user: auth.user!, role: auth.role!, ...(auth.mfaEnrolmentRequired ? { mfa_enrolment_required: true as const } : {}) };
   }
+  // An OAuth token acts for a person, within what they approved (the scopes) and their role.
+  if (auth.keyType === 'oauth') return { ...base, scopes: auth.scopes, user: auth.user!, role: auth.role! };
   return { ...base, scopes: auth.scopes };
 }
