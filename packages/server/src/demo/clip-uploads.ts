@@ -4,7 +4,7 @@
 // and one snapshot of each static page per device class, so the heatmaps sit over their pages.
 import type { Kysely } from 'kysely';
 import { createHash } from 'node:crypto';
-import type { App } from '../http/app-types.ts';
+import type { App } from '../app.ts';
 import type { Database } from '../store/tables.ts';
 import { DEVICES, PROBLEMS } from '../simulate/scenario.ts';
 import { CLIP_AFTER_MS, demoClip, demoPageSnapshot, type ClipSignal, type Viewport } from './clips.ts';
