@@ -1,7 +1,7 @@
 // Numbers for people: money from cents in one helper, priorities labelled, windows in words,
 // the SDK snippet, and the issues list's filters as the API's parameters.
 import { describe, expect, it } from 'vitest';
-import { installSnippet, money, moneyPerMonth, priorityLabel, spanLength } from '../src/lib/format.ts';
+import { bytes, installSnippet, money, moneyPerMonth, priorityLabel, spanLength } from '../src/lib/format.ts';
 import { issueListQuery, patchEach } from '../src/lib/issue-query.ts';
 
 describe('money', () => {
@@ -22,6 +22,17 @@ describe('money', () => {
   it('gives money a month with its unit, and says when it is not estimated', () => {
     expect(moneyPerMonth(716_700, 'USD', 'en-US')).toBe('$7,167/mo');
     expect(moneyPerMonth(null)).toBe('not estimated');
+  });
+});
+
+describe('bytes', () => {
+  it('counts in 1,024s, one decimal below 10 of a unit, none for bytes', () => {
+    expect(bytes(0)).toBe('0 B');
+    expect(bytes(812)).toBe('812 B');
+    expect(bytes(4300)).toBe('4.2 KB');
+    expect(bytes(52_428_800)).toBe('50 MB');
+    expect(bytes(1536 * 1024 * 1024)).toBe('1.5 GB');
+    expect(bytes(null)).toBe('–');
   });
 });
 

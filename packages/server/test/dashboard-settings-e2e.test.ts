@@ -357,4 +357,32 @@ describe.skipIf(!chromiumReady)('the settings forms in Chromium against a real s
     expect(((await get('/manage/sites')).sites as { id: string; retention_days: number | null }[]).find((s) => s.id === org.site_id)!.retention_days).toBeNull();
     expect(unexpectedErrors(0)).toEqual([]);
   });
+
+  it('shows the site\'s clips storage as the API counts it, and saves its retention and daily budget', async () => {
+    const { page } = tab;
+    const usage = async () => get(`/manage/site/${org.site_id}/clips`);
+    const before = await usage();
+    await open('#/settings/sdk', '.clip-storage p');
+    const text = await page.locator('.clip-storage').innerText();
+    expect(text).toContain(`${before.clips} clips and ${before.snapshots} page snapshots`);
+    expect(text).toContain(`kept ${before.effective_clip_retention_days} days`);
+    expect(text).toContain('of the daily 50 MB budget');
+    expect(text).toContain(before.accepting ? 'Pages still send clips today.' : 'Spent');
+
+    await page.fill('#clip-retention', '10');
+    await page.fill('#clip-budget', '2');
+    await page.click('form.clip-storage-form button[type=submit]');
+    await page.locator('.clip-storage p.state.done', { hasText: 'Clips are kept 10 days, with 2 MB a day.' }).waitFor();
+    expect(await usage()).toMatchObject({ clip_retention_days: 10, effective_clip_retention_days: 10, clip_daily_bytes: 2 * 1024 * 1024 });
+    await page.locator('.clip-storage', { hasText: 'of the daily 2 MB budget' }).waitFor();
+
+    // A budget of nothing: the API stops taking clips, and the screen says so.
+    await page.fill('#clip-budget', '0');
+    await page.click('form.clip-storage-form button[type=submit]');
+    await page.locator('.clip-storage', { hasText: 'of the daily 0 B budget' }).waitFor();
+    const spent = await usage();
+    expect(spent.clip_daily_bytes).toBe(0);
+    expect(await page.locator('.clip-budget').innerText()).toContain(spent.accepting ? 'Pages still send clips today.' : 'Spent: pages send no more clips until midnight UTC.');
+    expect(unexpectedErrors(0)).toEqual([]);
+  });
 });

@@ -48,6 +48,16 @@ export const moneyPerMonth = (cents: number | null | undefined, currency = 'USD'
   (cents == null ? 'not estimated' : `${money(cents, currency, locale)}/mo`);
 
 /** A priority for people: "priority 49.8 of 100". */
+/** A size in bytes as people read it: "812 B", "4.2 KB", "50 MB" (1 KB = 1,024 bytes, as the server's budgets count). */
+export function bytes(n: number | null | undefined): string {
+  if (n == null || !Number.isFinite(n)) return '–';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit++; }
+  return `${numberFormat(0, unit === 0 || value >= 10 ? 0 : 1).format(value)} ${units[unit]}`;
+}
+
 export const priorityLabel = (p: number | null | undefined) => `priority ${score(p)} of 100`;
 
 /** How long a window is, in words: 15 minutes, 1 hour, 2 h 15 min, 24 hours, 7 days. */

@@ -6,6 +6,7 @@ import { ActionOutcome, Async, Empty, useAction, useApi } from '../../components
 import { Time } from '../../components/bits.tsx';
 import { apiFieldIssue, controlProps, Field } from '../../components/fields.tsx';
 import { checkSchema, issuesByControl } from '../../lib/schema-check.ts';
+import { ClipStorage } from './clip-storage.tsx';
 import { controlOf, fromConfig, patchBetween, toConfig, type Config, type Control, type Values } from '../../lib/sdk-config-form.ts';
 
 interface SdkConfig { environment: string; config: Config; updated_at: string | null }
@@ -34,6 +35,7 @@ export function SdkConfigSection({ site }: { site: string | null }) {
           </>
         )}
       </Async>
+      {site && <ClipStorage site={site} />}
     </>
   );
 }
