@@ -3,9 +3,11 @@
 // snapshot, rebuilt in a sandboxed frame where nothing runs, with an element's presses inside
 // the element's box; an issue's clip played with our controls, opening at the signal's moment;
 // a session's clips on its timeline; the empty state when clips are off; the clips settings.
-// The clip routes are answered in the browser from fixtures recorded with rrweb in this run
-// (helpers/clip-fixtures.ts) until the server's routes land here. Screenshots at 1280x720 and
-// 390 px go to packages/server/test-output/dashboard/ (git-ignored).
+// Everything is the server's own answer: clips are turned on and off with the real
+// PATCH /v1/manage/sdk-config, and a clip and a page snapshot recorded with rrweb in this run
+// (helpers/clip-fixtures.ts) are stored through POST /v1/ingest/clips after their sessions and
+// signals went through POST /v1/ingest. Screenshots at 1280x720 and 390 px go to
+// packages/server/test-output/dashboard/ (git-ignored).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +17,7 @@ import type { RunningServer } from '../src/server.ts';
 import type { BootstrapResult } from '../src/features/orgs/bootstrap.ts';
 import { chromiumAvailable, launchChromium } from './helpers/services.ts';
 import { signedInTab, startSeededDashboard, type DashboardTab } from './helpers/dashboard-server.ts';
-import { answerClipRoutes, fixtureHeat, FIXTURE_PAGE, FIXTURE_SESSION_ID, PLANTED_GLOBAL, recordClipFixtures, type ClipFixtures } from './helpers/clip-fixtures.ts';
+import { fixtureHeat, FIXTURE_PAGE, FIXTURE_SESSION_ID, PLANTED_GLOBAL, recordClipFixtures, storeClipFixtures, type ClipFixtures, type IssueKey } from './helpers/clip-fixtures.ts';
 
 const chromiumReady = chromiumAvailable('dashboard clips suite');
 
@@ -49,10 +51,17 @@ describe.skipIf(!chromiumReady)('the dashboard\'s heatmap over snapshots and cli
     return body.data;
   };
 
+  /** Turns clips on or off for the site's production environment, as Settings does. */
+  async function setClips(enabled: boolean) {
+    const res = await fetch(`${server.url}/v1/manage/sdk-config/production?site_id=${org.site_id}`, {
+      method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ clips: { enabled } }),
+    });
+    if (res.status !== 200) throw new Error(`PATCH sdk-config: ${res.status} ${await res.text()}`);
+  }
+
   async function tab(viewport = WIDE, clipsOn = true): Promise<DashboardTab> {
-    const t = await signedInTab(browser, server.url, OWNER, viewport);
-    await answerClipRoutes(t.page, fixtures, { issue_id: issueId, session_id: FIXTURE_SESSION_ID }, clipsOn);
-    return t;
+    await setClips(clipsOn);
+    return signedInTab(browser, server.url, OWNER, viewport);
   }
 
   async function open(page: Page, hash: string, ready: string) {
@@ -67,9 +76,12 @@ describe.skipIf(!chromiumReady)('the dashboard\'s heatmap over snapshots and cli
     ({ server, org, token } = await startSeededDashboard(dir, { owner: OWNER, org: 'Clips E2E Org', siteName: 'Acme Shop', siteUrl: 'https://shop.example', days: 1, sessionsPerDay: 120, seed: 'dashboard-clips-e2e' }));
     browser = await launchChromium();
     fixtures = await recordClipFixtures(browser);
-    const { issues } = await get(`/query/issues?site_id=${org.site_id}&limit=2`) as { issues: { id: string }[] };
+    const { issues } = await get(`/query/issues?site_id=${org.site_id}&limit=2`) as { issues: ({ id: string } & IssueKey)[] };
     expect(issues.length, 'the seeded traffic makes at least two issues').toBe(2);
     [issueId, otherIssueId] = issues.map((i) => i.id);
+    // The clip covers a signal of the first issue; the other issue has none.
+    await setClips(true);
+    await storeClipFixtures(server.url, org.keys.secret, fixtures, issues[0]);
   }, 180_000);
 
   afterAll(async () => {
@@ -224,12 +236,10 @@ describe.skipIf(!chromiumReady)('the dashboard\'s heatmap over snapshots and cli
   });
 
   it('shows a session\'s clips at their moments, each opening the player, and says when clips are off', async () => {
-    const { sessions } = await get(`/query/sessions?site_id=${org.site_id}&limit=1`) as { sessions: { session_id: string }[] };
-    const u = await signedInTab(browser, server.url, OWNER, WIDE);
     // The site's stored SDK config has clips off: its clips are still listed, and where there are none the empty state says clips are off.
-    await answerClipRoutes(u.page, fixtures, { issue_id: issueId, session_id: sessions[0].session_id }, false);
+    const u = await tab(WIDE, false);
     try {
-      await open(u.page, `#/sessions/${sessions[0].session_id}`, '.session-clips button');
+      await open(u.page, `#/sessions/${FIXTURE_SESSION_ID}`, '.session-clips button');
       // The clip's mark is on the strip (a clip at the session's very end included).
       const strip = (await u.page.locator('.session-clips').boundingBox())!;
       const mark = (await u.page.locator('.session-clips button').boundingBox())!;
@@ -274,7 +284,7 @@ describe.skipIf(!chromiumReady)('the dashboard\'s heatmap over snapshots and cli
   });
 
   it('the SDK config form has the clips switch, unmask selectors, allow-media and what is and is never recorded', async () => {
-    // The form reads the stored clips setting: on in the first (answered as on), off in the second (the server's own config).
+    // The form reads the stored clips setting: on in the first, off in the second.
     for (const [viewport, name, on] of [[WIDE, '1280x720', true], [NARROW, '390', false]] as const) {
       const t = await tab(viewport, on);
       try {

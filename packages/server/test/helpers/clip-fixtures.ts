@@ -1,16 +1,17 @@
 // Friction clips and a page snapshot for the dashboard's browser suite, made the way the SDK
 // makes them: a small checkout page laid out in Chromium and recorded with rrweb's own
 // recorder (its full snapshot is the page snapshot; its events, a click and a marker naming the
-// signal, are the clip). Until the server's clip routes land in this tree, `answerClipRoutes`
-// answers them (and the page's heatmap points) in the browser with Playwright's page.route;
-// to drive the real routes instead, store these fixtures through the server and drop that call.
+// signal, are the clip). `storeClipFixtures` stores them through the server's real routes, as
+// the SDK would: the sessions and signal events through POST /v1/ingest (presses on the page,
+// on desktop and on mobile, and the session the clip covers), then the snapshot and the clip
+// through POST /v1/ingest/clips.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Browser, Page, Route } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 
 export const FIXTURE_PAGE = '/fixture/checkout';
-export const FIXTURE_CLIP_ID = 'clp_0123456789abcdef0123';
 export const FIXTURE_SIGNAL_ID = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
 export const FIXTURE_SESSION_ID = '0f1e2d3c4b5a69788796a5b4c3d2e1f0';
 /** A global a script planted in the snapshot would set, were it ever run. */
@@ -30,7 +31,8 @@ header { height: 120px; background: rgb(20, 40, 90); }
 
 export interface ClipFixtures {
   snapshot: { page: string; device: string; width: number; height: number; taken_at: string; snapshot: { type: number; timestamp: number; data: { node: unknown; initialOffset: { top: number; left: number } } } };
-  clip: { id: string; session_id: string; page: string; device: string; signal_ids: string[]; signal_types: string[]; started_at: string; ended_at: string; bytes: number };
+  /** The clip as uploaded: the SDK's id, the session and signal it covers, its span (ISO 8601). */
+  clip: { id: string; session_id: string; signal_ids: string[]; started_at: string; ended_at: string };
   events: { type: number; timestamp: number; data?: unknown }[];
   /** Where the signal is in the clip (ms from its first event), by the recorded marker. */
   signalMs: number;
@@ -83,10 +85,7 @@ export async function recordClipFixtures(browser: Browser): Promise<ClipFixtures
     if (!marker) throw new Error('rrweb recorded no marker');
     return {
       snapshot: { page: FIXTURE_PAGE, device: 'desktop', width: VIEWPORT.width, height, taken_at: new Date(first).toISOString(), snapshot: snapshotEvent },
-      clip: {
-        id: FIXTURE_CLIP_ID, session_id: FIXTURE_SESSION_ID, page: FIXTURE_PAGE, device: 'desktop', signal_ids: [FIXTURE_SIGNAL_ID], signal_types: ['rage_click'],
-        started_at: new Date(first).toISOString(), ended_at: new Date(last).toISOString(), bytes: JSON.stringify(events).length,
-      },
+      clip: { id: randomBytes(16).toString('hex'), session_id: FIXTURE_SESSION_ID, signal_ids: [FIXTURE_SIGNAL_ID], started_at: new Date(first).toISOString(), ended_at: new Date(last).toISOString() },
       events, signalMs: marker.timestamp - first, button,
     };
   } finally {
@@ -104,6 +103,8 @@ export function fixtureHeat(f: ClipFixtures) {
   const loose = [{ vx: 0.9, vy: 0.05, signal: 'dead_click', el: '#not-in-the-page' }, { vx: 0.92, vy: 0.06, signal: 'dead_click', el: '#not-in-the-page' }];
   const page = [...button, ...card, ...loose].map(({ vx: x, vy: y, signal, el }) => ({ vx: x, vy: y, signal, el }));
   return {
+    /** Every press as sent: the loose ones have no point in their element. */
+    presses: [...button, ...card, ...loose] as { vx: number; vy: number; rx?: number; ry?: number; signal: string; el: string }[],
     page: { page: FIXTURE_PAGE, count: page.length, points: page },
     element: (selector: string) => {
       const points = [...button, ...card].filter((p) => p.el === selector).map(({ rx, ry, signal }) => ({ rx, ry, signal }));
@@ -112,42 +113,59 @@ export function fixtureHeat(f: ClipFixtures) {
   };
 }
 
-const envelope = (route: Route, status: number, data: unknown, error: { code: string; message: string } | null = null) =>
-  route.fulfill({ status, contentType: 'application/json', body: JSON.stringify({ data, error: error && { ...error, status } }) });
+
+const WINDOWS_UA = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
+const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+
+/** The issue the clip's signal belongs to: its type, on its element and page (how issues group signals). */
+export interface IssueKey { type: string; element_selector: string; page: string }
+
+async function post(url: string, secretKey: string, ua: string, body: unknown) {
+  const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${secretKey}`, 'content-type': 'application/json', 'user-agent': ua }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status !== 202) throw new Error(`${new URL(url).pathname}: ${res.status} ${text}`);
+  return JSON.parse(text) as { data: { accepted?: number; stored?: boolean; reason?: string } };
+}
 
 /**
- * Answers the clip routes in `page` from the fixtures: the clip list for the fixture's issue or
- * session (any other: none), the clip with its events, the snapshot of the fixture page (any
- * other: 404 not_found), and the fixture page's heatmaps. With `clipsOn`, the site's SDK config
- * reads as clips on (the server's PATCH takes `clips` once its side lands; then set it there).
- * Everything else reaches the server.
+ * Stores the fixtures through the server (clips must be on for the site): the fixture page's
+ * presses from a desktop and a mobile session (fixtureHeat's, on the wire's 0..1000 scale), the
+ * page snapshot (desktop only), and the clip, covering one signal of `issue` in session
+ * FIXTURE_SESSION_ID at the moment rrweb's marker names.
  */
-export async function answerClipRoutes(page: Page, f: ClipFixtures, clipsFor: { issue_id?: string; session_id?: string }, clipsOn = true) {
+export async function storeClipFixtures(baseUrl: string, secretKey: string, f: ClipFixtures, issue: IssueKey) {
+  const first = Date.parse(f.clip.started_at);
   const heat = fixtureHeat(f);
-  if (clipsOn) {
-    await page.route(/\/v1\/manage\/sdk-config(\?|$)/, async (route) => {
-      if (route.request().method() !== 'GET') return route.continue();
-      const real = await route.fetch();
-      const body = await real.json() as { data: { site_id: string; environments: { environment: string; config: Record<string, unknown> }[] } };
-      const environments = body.data.environments.length > 0 ? body.data.environments : [{ environment: 'production', config: {}, updated_at: null }];
-      return envelope(route, 200, { ...body.data, environments: environments.map((e) => ({ ...e, config: { ...e.config, clips: { enabled: true, unmask: [], allow_media: false } } })) });
-    });
-  }
-  await page.route(/\/v1\/query\/(clips|page-snapshot|page-heatmap|element-heatmap)(\/|\?|$)/, (route) => {
-    const url = new URL(route.request().url());
-    const q = url.searchParams;
-    if (url.pathname === `/v1/query/clips/${FIXTURE_CLIP_ID}`) return envelope(route, 200, { ...f.clip, events: f.events });
-    if (url.pathname.startsWith('/v1/query/clips/')) return envelope(route, 404, null, { code: 'not_found', message: 'No such clip' });
-    if (url.pathname === '/v1/query/clips') {
-      const ours = (clipsFor.issue_id && q.get('issue_id') === clipsFor.issue_id) || (clipsFor.session_id && q.get('session_id') === clipsFor.session_id);
-      return envelope(route, 200, { clips: ours ? [f.clip] : [], total: ours ? 1 : 0, offset: 0, limit: Number(q.get('limit') ?? 50) });
-    }
-    const isFixture = q.get('page') === FIXTURE_PAGE;
-    if (url.pathname === '/v1/query/page-snapshot') {
-      return isFixture && q.get('device') === 'desktop' ? envelope(route, 200, f.snapshot) : envelope(route, 404, null, { code: 'not_found', message: 'No snapshot of this page yet' });
-    }
-    if (!isFixture) return route.continue();
-    if (url.pathname === '/v1/query/page-heatmap') return envelope(route, 200, heat.page);
-    return envelope(route, 200, heat.element(q.get('selector') ?? ''));
+  const ingest = async (sid: string, ua: string, viewport: { width: number; height: number }, events: Record<string, unknown>[]) => {
+    const { data } = await post(`${baseUrl}/v1/ingest`, secretKey, ua, { sid, vid: hex(16), ts: Date.now(), meta: { ua, viewport_w: viewport.width, viewport_h: viewport.height }, events });
+    if (data.accepted !== events.length) throw new Error(`ingest accepted ${data.accepted} of ${events.length} events`);
+  };
+  const presses = (at: number) => [
+    { type: 'pageview', ts: at, page: FIXTURE_PAGE, id: hex(8) },
+    ...heat.presses.map((p, i) => ({
+      type: 'signal', ts: at + 100 + i * 10, id: hex(8), page: FIXTURE_PAGE, signal_type: p.signal, element: p.el, label: p.el, confidence: 1,
+      vx: p.vx * 1000, vy: p.vy * 1000, ...(p.rx === undefined ? {} : { hx: p.rx * 1000, hy: p.ry! * 1000 }),
+    })),
+  ];
+  const desktopSid = hex(16);
+  await ingest(desktopSid, WINDOWS_UA, VIEWPORT, presses(first - 6000));
+  await ingest(hex(16), IPHONE_UA, { width: 390, height: 844 }, presses(first - 6000));
+  await ingest(FIXTURE_SESSION_ID, WINDOWS_UA, VIEWPORT, [
+    { type: 'pageview', ts: first - 1000, page: issue.page, id: hex(8) },
+    { type: 'signal', ts: first + f.signalMs, id: FIXTURE_SIGNAL_ID, page: issue.page, signal_type: issue.type, element: issue.element_selector, label: 'Place order', confidence: 1 },
+  ]);
+  const upload = async (body: Record<string, unknown>) => {
+    const { data } = await post(`${baseUrl}/v1/ingest/clips`, secretKey, WINDOWS_UA, { meta: { ua: WINDOWS_UA, viewport_w: VIEWPORT.width, viewport_h: VIEWPORT.height }, ...body });
+    if (!data.stored) throw new Error(`${body.kind} not stored: ${data.reason}`);
+  };
+  const meta = f.events.find((e) => e.type === 4);
+  await upload({
+    sid: desktopSid, id: hex(16), kind: 'snapshot', page: FIXTURE_PAGE, started_at: first, ended_at: first,
+    width: f.snapshot.width, height: f.snapshot.height, events: [...(meta ? [meta] : []), f.snapshot.snapshot],
+  });
+  await upload({
+    sid: FIXTURE_SESSION_ID, id: f.clip.id, kind: 'clip', page: issue.page, signal_ids: f.clip.signal_ids,
+    started_at: first, ended_at: Date.parse(f.clip.ended_at), width: VIEWPORT.width, height: VIEWPORT.height, events: f.events,
   });
 }
