@@ -2,7 +2,7 @@
 // otherwise, counted towards the per-address lockout), and the gauges an operator alerts on
 // when the API and the worker run as separate processes: the pipeline's last cycle age, the
 // due backlog of both queues and the deliveries that gave up, by channel, all read from the
-// store at scrape time. Both dialects.
+// store at scrape time, and the clip store's size by kind. Both dialects.
 import { v7 as uuidv7 } from 'uuid';
 import { expect, it } from 'vitest';
 import { bearer, eachDialect, useHarness } from './helpers/harness.ts';
@@ -83,6 +83,26 @@ eachDialect('metrics from the store', ({ name, skip }) => {
     const later = await scrape();
     expect(value(later, 'mallard_outbox_due{queue="outbox"}') - value(after, 'mallard_outbox_due{queue="outbox"}')).toBe(1);
     expect(value(later, 'mallard_outbox_due{queue="webhook_deliveries"}') - value(after, 'mallard_outbox_due{queue="webhook_deliveries"}')).toBe(1);
+  });
+
+  it.skipIf(skip)('the clip store: rows and compressed bytes by kind', async () => {
+    const org = await h.org('Metrics clips');
+    const value = (text: string, series: string) => sample(text, series) ?? Number.NaN;
+    const before = await scrape();
+    const clip = (kind: string, bytes: number) => h.store.db.insertInto('clips').values({
+      id: uuidv7(), site_id: org.site_id, client_id: uuidv7().replaceAll('-', ''), kind, sid: 'a'.repeat(32), visitor_id: null, environment: 'production',
+      page: '/checkout', device: 'desktop', signal_ids: '[]', signal_types: '[]', started_at: h.clock.now(), ended_at: h.clock.now(), width: 1280, height: 800,
+      event_count: 2, bytes, encoding: 'br', body: Buffer.alloc(bytes), created_at: h.clock.now(),
+    }).execute();
+    await clip('clip', 100);
+    await clip('clip', 250);
+    await clip('snapshot', 40);
+    const after = await scrape();
+    const delta = (series: string) => value(after, series) - value(before, series);
+    expect(delta('mallard_clip_store_bytes{kind="clip"}')).toBe(350);
+    expect(delta('mallard_clip_store_rows{kind="clip"}')).toBe(2);
+    expect(delta('mallard_clip_store_bytes{kind="snapshot"}')).toBe(40);
+    expect(delta('mallard_clip_store_rows{kind="snapshot"}')).toBe(1);
   });
 });
 

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
 import { BACKLOG_COUNT_CAP, DELIVERY_CHANNELS, dueBacklog, failedByChannel } from '../delivery/backlog.ts';
 import { lastCycleAgeSeconds } from '../pipeline/last-cycle.ts';
+import { CLIP_KINDS_STORED, clipStoreTotals } from '../store/clip-totals.ts';
 
 export type Metrics = ReturnType<typeof createMetrics>;
 
@@ -136,6 +137,21 @@ export function createMetrics() {
           const failed = await failedByChannel(db).catch(() => Object.fromEntries(DELIVERY_CHANNELS.map((channel) => [channel, NaN])));
           for (const [channel, count] of Object.entries(failed)) this.set({ channel }, count);
         },
+      });
+      const clipTotals = () => clipStoreTotals(db).catch(() => Object.fromEntries(CLIP_KINDS_STORED.map((kind) => [kind, { rows: NaN, bytes: NaN }])));
+      new Gauge({
+        name: 'mallard_clip_store_bytes',
+        help: 'Bytes the friction clips and page snapshots take in the store (compressed as stored), by kind (clip, snapshot)',
+        labelNames: ['kind'],
+        registers: [registry],
+        async collect() { for (const [kind, t] of Object.entries(await clipTotals())) this.set({ kind }, t.bytes); },
+      });
+      new Gauge({
+        name: 'mallard_clip_store_rows',
+        help: 'Friction clips and page snapshots stored, by kind (clip, snapshot)',
+        labelNames: ['kind'],
+        registers: [registry],
+        async collect() { for (const [kind, t] of Object.entries(await clipTotals())) this.set({ kind }, t.rows); },
       });
     },
     render: () => registry.metrics(),
