@@ -56,6 +56,13 @@ eachDialect('clip uploads', ({ name }) => {
     expect(signals).toEqual([expect.objectContaining({ event_id: session.signalIds[0], signal_type: 'rage_click', element: 'button.stored', page: '/checkout' })]);
   });
 
+  it('files a clip under its session\'s visitor, whatever visitor id the upload names (the key is public)', async () => {
+    const session = await seedSession(h, org, [{ element: 'button.visitor' }]);
+    const data = await upload(h, { ...clipBody(h, org, session), vid: 'f'.repeat(32) });
+    const row = await h.store.db.selectFrom('clips').select('visitor_id').where('id', '=', data.clip_id!).executeTakeFirstOrThrow();
+    expect(row.visitor_id).toBe(session.vid);
+  });
+
   it('takes an uncompressed body as application/json too', async () => {
     const session = await seedSession(h, org);
     const res = await postClip(h, clipBody(h, org, session), { gzip: false, headers: { 'content-type': 'application/json' } });

@@ -58,7 +58,7 @@ export async function findReferences(db: Kysely<Database>, siteId: string, uploa
   const session = await db.selectFrom('sessions').select('visitor_id').where('site_id', '=', siteId).where('sid', '=', sid).executeTakeFirst();
   if (!session) throw new AppError('not_found', 'No session with this sid on the key\'s site', { field: 'sid' });
   const ids = [...new Set((upload.signal_ids ?? []).map((id) => id.toLowerCase()))];
-  if (ids.length === 0) return { visitorId: upload.vid?.toLowerCase() ?? session.visitor_id, signals: [] };
+  if (ids.length === 0) return { visitorId: session.visitor_id, signals: [] };
   // Events are unique per (site, sid, dedupe_key), and an SDK id is kept as `id:<id>` (ingest/prepare.ts).
   const rows = await db.selectFrom('events').innerJoin('signals', 'signals.event_id', 'events.id')
     .select(['events.dedupe_key', 'signals.signal_type', 'signals.element', 'signals.page'])
@@ -70,7 +70,7 @@ export async function findReferences(db: Kysely<Database>, siteId: string, uploa
   const missing = ids.find((id) => !found.has(id));
   if (missing) throw new AppError('not_found', `No stored signal ${missing} in this session`, { field: 'signal_ids' });
   return {
-    visitorId: upload.vid?.toLowerCase() ?? session.visitor_id,
+    visitorId: session.visitor_id,
     signals: ids.map((id) => {
       const r = found.get(id)!;
       return { eventId: id, type: r.signal_type, element: r.element, page: r.page };
