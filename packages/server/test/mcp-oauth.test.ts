@@ -5,6 +5,7 @@
 // refresh rotation (and reuse ending the grant), expiry by the app's clock, revocation from
 // settings, PKCE required, an unknown redirect URI refused, a denied consent, and the token
 // refused on the REST surfaces.
+import { oauthIdHashes } from '../src/auth/oauth-records.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -336,6 +337,23 @@ eachDialect('OAuth for /v1/mcp', ({ name: dialect }) => {
       expect((await h.app.inject({ method: 'GET', url: '/v1/auth/oauth/connections', headers: bearer(org.jwt) })).json().data.connections.map((c: { id: string }) => c.id)).not.toContain(row!.id);
       const audit = await h.store.db.selectFrom('audit_log').select('action').where('org_id', '=', org.org_id).where('target_id', '=', row!.id).execute();
       expect(audit.map((a) => a.action).sort()).toEqual(['oauth.approved', 'oauth.revoked']);
+    });
+
+    it('opens /v1/mcp only with a token for the MCP resource and its scope', async () => {
+      const { tokens } = await tokensFor({ org_id: org.org_id, site_id: null, access: 'read' });
+      const { secrets } = h.app.services;
+      const row = await h.store.db.selectFrom('oauth_records').select(['id_hash', 'payload']).where('model', '=', 'AccessToken')
+        .where('id_hash', 'in', oauthIdHashes(secrets, 'AccessToken', tokens.access_token)).executeTakeFirstOrThrow();
+      const payload = JSON.parse(secrets.decrypt(row.payload)) as Record<string, unknown>;
+      const store = (p: Record<string, unknown>) => h.store.db.updateTable('oauth_records').set({ payload: secrets.encrypt(JSON.stringify(p)) }).where('id_hash', '=', row.id_hash).execute();
+      // As if the provider had issued it for another resource, or without the mcp scope.
+      for (const change of [{ aud: `${base}/v1/userinfo` }, { aud: undefined }, { scope: 'openid' }]) {
+        await store({ ...payload, ...change });
+        const res = await mcp(tokens.access_token);
+        expect(res.status, JSON.stringify(change)).toBe(401);
+      }
+      await store(payload);
+      expect((await mcp(tokens.access_token)).status).toBe(200);
     });
 
     it('stores no token, code or client secret in the clear', async () => {

@@ -41,6 +41,11 @@ export async function authenticate(store: Store, secrets: Secrets, token: string
   throw new AppError('invalid_key', 'The API key is not valid');
 }
 
+/** The one scope of the MCP resource: what the token may do is what the person approved (oauth_grants). */
+export const MCP_SCOPE = 'mcp';
+/** The path of the one resource OAuth tokens are for (features/oauth/provider.ts: <issuer>/v1/mcp). */
+const MCP_RESOURCE_PATH = '/v1/mcp';
+
 /** `last_used_at` of an OAuth connection is written at most this often. */
 const OAUTH_LAST_USED_EVERY_MS = MINUTE_MS;
 
@@ -55,7 +60,7 @@ async function authenticateOAuth(store: Store, secrets: Secrets, token: string, 
   const record = await store.db.selectFrom('oauth_records').select(['id_hash', 'payload', 'grant_id', 'expires_at'])
     .where('model', '=', 'AccessToken').where('id_hash', 'in', oauthIdHashes(secrets, 'AccessToken', token)).executeTakeFirst();
   if (!record || record.grant_id === null) throw refused();
-  let payload: { exp?: number; grantId?: string };
+  let payload: { exp?: number; grantId?: string; aud?: unknown; scope?: unknown };
   try {
     payload = JSON.parse(secrets.decrypt(record.payload)) as typeof payload;
   } catch {
@@ -63,6 +68,11 @@ async function authenticateOAuth(store: Store, secrets: Secrets, token: string, 
   }
   const expiresAt = typeof payload.exp === 'number' ? payload.exp * SECOND_MS : null;
   if (expiresAt === null || expiresAt <= now || payload.grantId !== record.grant_id) throw refused();
+  // Only a token for the MCP resource with its scope: should the provider ever issue others
+  // (another resource, userinfo), they do not open /v1/mcp.
+  const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+  if (!audiences.some((a) => typeof a === 'string' && new URL(a, 'http://x').pathname === MCP_RESOURCE_PATH)) throw refused();
+  if (typeof payload.scope !== 'string' || !payload.scope.split(' ').includes(MCP_SCOPE)) throw refused();
   const grant = await store.db.selectFrom('oauth_grants').selectAll().where('grant_id', '=', record.grant_id).executeTakeFirst();
   if (!grant || grant.revoked_at !== null) throw refused();
   let site: AuthContext['site'] = null;

@@ -14,8 +14,9 @@ import type { Store } from '../../store/db.ts';
 import type { Log } from '../../domain/context.ts';
 import { adapterFor } from './adapter.ts';
 
-/** The one scope of the MCP resource: what the token may do is what the person approved (oauth_grants). */
-export const MCP_SCOPE = 'mcp';
+import { MCP_SCOPE } from '../../domain/authenticate.ts';
+
+export { MCP_SCOPE };
 /** Where the endpoints live, under the issuer (the paths oidc-provider answers). */
 export const OAUTH_PATHS = {
   authorization: '/oauth/authorize', token: '/oauth/token', registration: '/oauth/register',
