@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { bearer, eachDialect, type Harness } from './helpers/harness.ts';
 import { maintain } from '../src/jobs/maintenance.ts';
+import { purgeExpiredOAuthRecords } from '../src/store/oauth-records.ts';
 import { OAUTH_REGISTRATIONS_PER_HOUR } from '../src/domain/rate-limits.ts';
 import { listeningHarness, pkce, REDIRECT_URI, TestOAuthClient, visitAuthorization, type Choice } from './helpers/oauth-kit.ts';
 
@@ -390,6 +391,16 @@ eachDialect('OAuth for /v1/mcp', ({ name: dialect }) => {
       expect(await count()).toBe(before - expiredBefore.length);
       // What is left still works: the refresh token buys a new access token.
       expect((await refresh(clientId, tokens.refresh_token)).status).toBe(200);
+    });
+
+    it('drops expired records in bounded batches until none is left', async () => {
+      await tokensFor({ org_id: org.org_id, site_id: org.site_id, access: 'read' });
+      const later = h.clock.now() + 2 * 3600 * 1000;
+      const expired = async () => Number((await h.store.db.selectFrom('oauth_records').select((eb) => eb.fn.countAll().as('n')).where('expires_at', '<=', later).executeTakeFirstOrThrow()).n);
+      const waiting = await expired();
+      expect(waiting).toBeGreaterThan(2);
+      expect(await purgeExpiredOAuthRecords(h.store.db, later, 2)).toBe(waiting);
+      expect(await expired()).toBe(0);
     });
 
     it('a client revoking its refresh token (RFC 7009) ends the grant and the connection', async () => {
