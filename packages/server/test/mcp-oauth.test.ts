@@ -312,6 +312,15 @@ eachDialect('OAuth for /v1/mcp', ({ name: dialect }) => {
   });
 
   describe('settings', () => {
+    it('no longer lists a connection past its grant\'s year (its records expire with it)', async () => {
+      const { clientId } = await tokensFor({ org_id: org.org_id, site_id: org.site_id, access: 'read' });
+      const listed = async () => ((await h.app.inject({ method: 'GET', url: '/v1/auth/oauth/connections', headers: bearer(org.jwt) })).json().data.connections as { client_id: string }[])
+        .some((c) => c.client_id === clientId);
+      expect(await listed()).toBe(true);
+      await h.store.db.updateTable('oauth_grants').set({ created_at: h.clock.now() - 366 * 86_400_000 }).where('client_id', '=', clientId).execute();
+      expect(await listed()).toBe(false);
+    });
+
     it('lists the person\'s connections (and the org\'s for admins) and revokes one: its access and refresh tokens stop at once', async () => {
       const { clientId, tokens } = await tokensFor({ org_id: org.org_id, site_id: org.site_id, access: 'read' });
       expect((await mcp(tokens.access_token)).status).toBe(200);

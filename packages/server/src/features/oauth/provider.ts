@@ -28,7 +28,8 @@ export const INTERACTION_PATH = '/v1/auth/oauth/interaction';
 const INTERACTION_TTL_SEC = 10 * 60;
 const CODE_TTL_SEC = 60;
 /** A connection lasts at most a year from its approval; its refresh tokens slide within that. */
-const GRANT_TTL_SEC = 365 * 86_400;
+/** A grant (a connection) lasts a year from consent; then its records expire and it must connect again. */
+export const GRANT_TTL_SEC = 365 * 86_400;
 
 export interface OAuthServer {
   provider: Provider;

@@ -7,7 +7,7 @@ import { recordAuditAs } from '../../audit/record.ts';
 import { iso, isoOrNull } from '../../clock.ts';
 import { roleRank, type Role, type ServiceContext } from '../../domain/context.ts';
 import { AppError } from '../../domain/errors.ts';
-import { MCP_SCOPE, type OAuthServer } from './provider.ts';
+import { GRANT_TTL_SEC, MCP_SCOPE, type OAuthServer } from './provider.ts';
 import type { AccessLevel } from './schemas.ts';
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -115,6 +115,8 @@ export async function listConnections({ ctx, input }: { ctx: ServiceContext; inp
   let query = ctx.db.selectFrom('oauth_grants').innerJoin('users', 'users.id', 'oauth_grants.user_id')
     .select(['oauth_grants.id', 'client_id', 'client_name', 'redirect_uri', 'user_id', 'users.email', 'site_id', 'access', 'oauth_grants.created_at', 'last_used_at'])
     .where('oauth_grants.org_id', '=', ctx.auth.org.id).where('revoked_at', 'is', null)
+    // A grant past its year has no records left (the hourly maintenance dropped them): not live.
+    .where('oauth_grants.created_at', '>', ctx.now - GRANT_TTL_SEC * 1000)
     .orderBy('oauth_grants.created_at', 'desc');
   if (input.scope === 'mine') query = query.where('oauth_grants.user_id', '=', userOf(ctx).id);
   const rows = await query.execute();
