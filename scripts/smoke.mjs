@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // A smoke run of a checkout on whatever `node` runs this script: migrate, bootstrap, serve,
-// ingest, one pipeline cycle, every GET /v1/query route of the OpenAPI document, the SDK build.
+// ingest, a page snapshot through the clips upload, one pipeline cycle, every GET /v1/query route
+// of the OpenAPI document, the SDK build.
 // CI runs it under Node 22 and 24 (scripts/node-versions.sh); the full suite runs on the
 // machine's own Node. Plain JavaScript, so it needs nothing but the checkout's node_modules.
 //
@@ -87,6 +88,21 @@ async function smoke(databaseUrl) {
       accepted += ingested.data.accepted;
     }
     step(`ingest: ${accepted} events accepted`);
+    // A page snapshot through the clips upload (brotli-stored), so the page-snapshot read has one.
+    const snapshot = await fetch(`${base}/v1/ingest/clips`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36' },
+      body: JSON.stringify({
+        key: boot.keys.publishable, sid: SESSION_ID, id: 'ab'.repeat(16), kind: 'snapshot', page: '/checkout', started_at: now, ended_at: now, width: 1280, height: 800,
+        events: [
+          { type: 4, timestamp: now, data: { href: 'https://shop.example/checkout', width: 1280, height: 800 } },
+          { type: 2, timestamp: now, data: { node: { type: 0, id: 1, childNodes: [] }, initialOffset: { top: 0, left: 0 } } },
+        ],
+      }),
+    });
+    const snapped = await snapshot.json();
+    if (snapshot.status !== 202 || snapped.data.stored !== true) fail(`the snapshot upload answered ${snapshot.status} ${JSON.stringify(snapped)}`);
+    step('clips: a page snapshot stored');
 
     mallard(env, 'pipeline', '--site', boot.site_id);
     const auth = { authorization: `Bearer ${boot.keys.secret}` };
