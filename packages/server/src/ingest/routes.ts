@@ -1,8 +1,6 @@
 // POST /v1/ingest: what the SDK sends. A bad batch (key, body, limits) is refused whole with
 // the usual envelope; a bad event is rejected alone with its index. 202 only after commit.
 // The handler runs the steps of steps.ts in order and turns their results into the answer.
-import { createGunzip } from 'node:zlib';
-import type { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { App } from '../http/app-types.ts';
 import { openCors } from '../http/cors.ts';
@@ -11,6 +9,7 @@ import { Envelope, ok } from '../http/envelope.ts';
 import type { RouteDocs } from '../http/openapi.ts';
 import { setRateLimitHeaders } from '../http/limits.ts';
 import { depthError } from '../http/request-data.ts';
+import { acceptIngestBodies } from '../http/ingest-bodies.ts';
 import { BatchDocument, INGEST_BODY_LIMIT } from './schemas.ts';
 import {
   authenticate, authorize, checkOrigin, dropBots, loadSettings, prepare, rateLimit, resolveSite, storeBatch, validateBatch,
@@ -31,48 +30,12 @@ const PATH = '/ingest';
 // the batch schema is documented only.
 const INGEST_DOCS: RouteDocs = { body: BatchDocument, consumes: ['application/json', 'text/plain'] };
 
-/** JSON.parse reviver: NUL characters in strings and keys become U+FFFD. */
-function withoutNul(_key: string, value: unknown): unknown {
-  if (typeof value === 'string') return value.replaceAll('\u0000', '\uFFFD');
-  if (value && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).some((k) => k.includes('\u0000'))) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replaceAll('\u0000', '\uFFFD'), v]));
-  }
-  return value;
-}
-
 export async function ingestRoutes(app: App) {
   const { store, clock, limiter, secrets, config, metrics, ingest } = app.services;
 
-  // sendBeacon can only send text/plain without a preflight; both carry JSON.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string', bodyLimit: INGEST_BODY_LIMIT }, (_request, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    // Before parsing: the NUL reviver below recurses, and so does every later walk of the batch.
-    const tooDeep = depthError(text);
-    if (tooDeep) return done(tooDeep, undefined);
-    try {
-      // PostgreSQL text cannot hold a NUL character: visitors' text keeps its place, marked
-      // with U+FFFD. In JSON a NUL can only come escaped, so most batches skip the reviver.
-      done(null, text.includes('\\u0000') ? JSON.parse(text, withoutNul) : JSON.parse(text));
-    } catch {
-      done(new AppError('invalid_json', 'The body is not valid JSON'), undefined);
-    }
-  });
-
-  app.addHook('preParsing', async (request, _reply, payload) => {
-    const encoding = request.headers['content-encoding']?.toLowerCase();
-    if (!encoding || encoding === 'identity') return payload;
-    if (encoding !== 'gzip') throw new AppError('unsupported_media_type', 'Content-Encoding must be gzip or identity');
-    const gunzip = createGunzip() as ReturnType<typeof createGunzip> & { receivedEncodedLength?: number };
-    let received = 0;
-    payload.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      gunzip.receivedEncodedLength = received;
-    });
-    payload.on('error', (err) => gunzip.destroy(err));
-    return payload.pipe(gunzip) as unknown as Readable;
-  });
+  // sendBeacon can only send text/plain without a preflight; both carry JSON. Strings here
+  // become PostgreSQL text, so NUL characters are replaced.
+  acceptIngestBodies(app, { bodyLimit: INGEST_BODY_LIMIT, tooDeep: depthError, replaceNul: true });
 
   openCors(app, PATH, 'POST');
 

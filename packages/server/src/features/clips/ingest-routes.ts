@@ -2,15 +2,14 @@
 // ingest rules: the key (body or Bearer), the batch's site, the per-key ingest rate limit, the
 // site's allowed origins and the bot filter, in ingest's order (ingest/steps.ts), then the
 // upload's own checks (upload.ts). Its own scope: its own body parsers and limits, open CORS.
-import { PassThrough, type Readable } from 'node:stream';
 import type { Static } from '@sinclair/typebox';
-import { createGunzip } from 'node:zlib';
 import type { App } from '../../http/app-types.ts';
 import { openCors } from '../../http/cors.ts';
 import type { RouteDocs } from '../../http/openapi.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
 import { setRateLimitHeaders } from '../../http/limits.ts';
 import { nestedDeeperThan } from '../../http/request-data.ts';
+import { acceptIngestBodies } from '../../http/ingest-bodies.ts';
 import { AppError } from '../../domain/errors.ts';
 import { DEVELOPMENT_ENVIRONMENTS, isBotUserAgent } from '../../domain/normalize.ts';
 import { loadIngestSettings } from '../../domain/site-settings.ts';
@@ -31,36 +30,14 @@ const tooLarge = () => new AppError('payload_too_large', `A clip is at most ${CL
 export async function clipIngestRoutes(app: App) {
   const { store, clock, limiter, secrets, config } = app.services;
 
-  // As ingest: JSON sent as application/json or text/plain (no preflight for text/plain).
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'string', bodyLimit: CLIP_BODY_LIMIT }, (_request, body, done) => {
-    const text = body as string;
-    if (text.trim() === '') return done(null, undefined);
-    if (nestedDeeperThan(text, CLIP_MAX_DEPTH)) {
-      return done(new AppError('invalid_input', `The body nests more than ${CLIP_MAX_DEPTH} levels deep`, { field: 'body', reason: `nested more than ${CLIP_MAX_DEPTH} levels deep` }), undefined);
-    }
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(new AppError('invalid_json', 'The body is not valid JSON'), undefined);
-    }
-  });
-
-  // The wire limit counts the bytes as sent; Fastify's bodyLimit the bytes once decompressed.
-  app.addHook('preParsing', async (request, _reply, payload) => {
-    if (Number(request.headers['content-length'] ?? 0) > CLIP_WIRE_LIMIT) throw tooLarge();
-    const encoding = request.headers['content-encoding']?.toLowerCase();
-    const gzip = encoding === 'gzip';
-    if (encoding && encoding !== 'identity' && !gzip) throw new AppError('unsupported_media_type', 'Content-Encoding must be gzip or identity');
-    const out = (gzip ? createGunzip() : new PassThrough()) as (PassThrough | ReturnType<typeof createGunzip>) & { receivedEncodedLength?: number };
-    let received = 0;
-    payload.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      out.receivedEncodedLength = received;
-      if (received > CLIP_WIRE_LIMIT) out.destroy(tooLarge());
-    });
-    payload.on('error', (err) => out.destroy(err));
-    return payload.pipe(out) as unknown as Readable;
+  // As ingest (http/ingest-bodies.ts), with the clip's limits: 1 MiB as sent, 8 MiB decompressed,
+  // and deeper nesting (rrweb snapshots nest two levels per DOM level).
+  acceptIngestBodies(app, {
+    bodyLimit: CLIP_BODY_LIMIT,
+    tooDeep: (text) => (nestedDeeperThan(text, CLIP_MAX_DEPTH)
+      ? new AppError('invalid_input', `The body nests more than ${CLIP_MAX_DEPTH} levels deep`, { field: 'body', reason: `nested more than ${CLIP_MAX_DEPTH} levels deep` })
+      : null),
+    wireLimit: { bytes: CLIP_WIRE_LIMIT, tooLarge },
   });
 
   openCors(app, PATH, 'POST');
