@@ -12,6 +12,7 @@ import { emptyStore } from './helpers/empty-store.ts';
 import { withoutLinks } from './helpers/mcp-kit.ts';
 import { CHROME_WINDOWS_UA, DAY, MIN, SEC, expectInvalid, postIngest, query, queryOk, send, type Ev, type Org } from './helpers/ingest-kit.ts';
 import { migrateToLatest, migrationsThrough } from '../src/store/migrate.ts';
+import { SESSIONS_TOTAL_CAP } from '../src/features/sessions/schemas.ts';
 
 const IPHONE_UA = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
 const IPAD_UA = 'Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1';
@@ -237,6 +238,34 @@ eachDialect('sessions search', ({ name }) => {
     const bad = await call({ sort: 'newest' });
     expect(bad.isError).toBe(true);
     expect(bad.content[0].text).toContain('sort');
+  });
+
+  it('counts up to 10,000 matches: past that total is the cap, total_capped says so, and pages go on past it', async () => {
+    const org = await h.org('Capped');
+    const now = h.clock.now();
+    const row = (n: number) => ({
+      id: randomUUID(), site_id: org.site_id, sid: n.toString(16).padStart(32, '0'), visitor_id: null, user_ref: null, environment: 'production',
+      first_seen_at: now - HOUR - n, last_seen_at: now - HOUR - n + 1000, entry_page: '/p', exit_page: '/p', pages: '["/p"]', page_count: 1,
+      event_count: 1, signal_count: 0, signal_counts: '{}', device_type: n % 2 ? 'mobile' : 'desktop', browser: null, os: null,
+      viewport_bucket: null, app_version: null, referrer_host: null, converted: 0,
+    });
+    const rows = Array.from({ length: SESSIONS_TOTAL_CAP + 2 }, (_, n) => row(n));
+    for (let i = 0; i < rows.length; i += 500) await h.store.db.insertInto('sessions').values(rows.slice(i, i + 500)).execute();
+    const all = await search(org, { sort: 'start', limit: 200 });
+    expect(all).toMatchObject({ total: SESSIONS_TOTAL_CAP, total_capped: true });
+    // One short of the cap, exact: the mobile half (5,001) is under it.
+    expect(await search(org, { device: 'mobile', limit: 1 })).toMatchObject({ total: (SESSIONS_TOTAL_CAP + 2) / 2, total_capped: false });
+    // Pages go on past the capped total: the last two sessions are still there, latest start first.
+    const tail = await search(org, { sort: 'start', offset: SESSIONS_TOTAL_CAP, limit: 5 });
+    expect(tail.sessions.map((s: { session_id: string }) => s.session_id)).toEqual([row(SESSIONS_TOTAL_CAP).sid, row(SESSIONS_TOTAL_CAP + 1).sid]);
+    // And over MCP a page past the capped total is not refused as past the end.
+    const res = await h.app.inject({
+      method: 'POST', url: '/v1/mcp', headers: { ...bearer(org.keys.mcp), accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'find_sessions', arguments: { sort: 'start', offset: SESSIONS_TOTAL_CAP, limit: 5 } } },
+    });
+    const mcp = res.json().result as { content: { text: string }[]; isError?: boolean };
+    expect(mcp.isError, res.body).toBeFalsy();
+    expect(mcp.content[0].text).toMatch(/^More than 10,000 sessions/);
   });
 
   it('weighs friction with the site\'s own signal weights, as scoring does', async () => {

@@ -71,7 +71,7 @@ interface SessionSearchRow {
   signals: Record<string, number>; signal_count: number; friction_weight: number; converted: boolean;
   device: string | null; browser: string | null; summary: string;
 }
-interface SessionSearchList { sessions: SessionSearchRow[]; total: number; offset: number; limit: number }
+interface SessionSearchList { sessions: SessionSearchRow[]; total: number; total_capped: boolean; offset: number; limit: number }
 
 const SIGNAL_TYPES = ['rage_click', 'dead_click', 'disabled_element_attempt', 'error_encounter', 'form_validation_loop', 'form_friction', 'u_turn_navigation', 'query_thrashing'];
 
@@ -130,7 +130,7 @@ function SessionList({ site, query }: { site: string; query: URLSearchParams }) 
       <Async load={list} what="sessions">
         {(l) => l.sessions.length === 0 ? <Empty>No session matches these filters in this period.</Empty> : (
           <>
-            <p class="muted small" role="status">{num(l.total)} session{l.total === 1 ? '' : 's'}, {SESSION_SORTS[f.sort].toLowerCase()} first; showing {num(l.offset + 1)} to {num(l.offset + l.sessions.length)}.</p>
+            <p class="muted small" role="status">{num(l.total)}{l.total_capped ? '+' : ''} session{l.total === 1 ? '' : 's'}, {SESSION_SORTS[f.sort].toLowerCase()} first; showing {num(l.offset + 1)} to {num(l.offset + l.sessions.length)}.</p>
             <div class="table-scroll">
               <table class="session-search">
                 <thead><tr><th scope="col">Session</th><th scope="col">Started</th><th scope="col" class="num">Duration</th><th scope="col" class="num">Friction</th><th scope="col">Signals</th><th scope="col">Device</th><th scope="col">Converted</th></tr></thead>
@@ -151,7 +151,7 @@ function SessionList({ site, query }: { site: string; query: URLSearchParams }) 
             </div>
             <nav class="pager" aria-label="Pages of sessions">
               <button type="button" disabled={l.offset === 0} onClick={() => set({ offset: Math.max(0, l.offset - SESSIONS_PAGE_SIZE) || '' })}>Previous</button>
-              <button type="button" disabled={l.offset + l.sessions.length >= l.total} onClick={() => set({ offset: l.offset + SESSIONS_PAGE_SIZE })}>Next</button>
+              <button type="button" disabled={l.total_capped ? l.sessions.length < l.limit : l.offset + l.sessions.length >= l.total} onClick={() => set({ offset: l.offset + SESSIONS_PAGE_SIZE })}>Next</button>
             </nav>
           </>
         )}

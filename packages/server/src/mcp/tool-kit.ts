@@ -100,8 +100,9 @@ function refuseOversized(args: Record<string, unknown>): void {
 /** A page of a list asked for past its end: say so with the total, rather than an empty page. */
 function refuseOffsetPastEnd(input: Record<string, unknown>, data: unknown): void {
   const offset = input.offset;
-  const total = (data as { total?: unknown } | null)?.total;
-  if (typeof offset === 'number' && offset > 0 && typeof total === 'number' && offset >= total) {
+  const { total, total_capped: capped } = (data as { total?: unknown; total_capped?: unknown } | null) ?? {};
+  // A capped total (the sessions search) is not the end: pages go on past it.
+  if (typeof offset === 'number' && offset > 0 && typeof total === 'number' && capped !== true && offset >= total) {
     throw new AppError('invalid_input', `offset ${offset} is past the end (total ${total}); use an offset below ${total}`, { field: 'offset', reason: `past the end (total ${total})`, total });
   }
 }

@@ -10688,7 +10688,10 @@ export interface operations {
                                 /** @description The session in one line, from its narrative: pages, its heaviest friction moment, how it ended */
                                 summary: string;
                             }[];
+                            /** @description Sessions matching, counted up to 10,000 */
                             total: number;
+                            /** @description True when more than 10,000 sessions match: total is then the cap, and pages go on past it */
+                            total_capped: boolean;
                             offset: number;
                             limit: number;
                             /**

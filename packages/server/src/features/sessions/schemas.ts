@@ -51,6 +51,8 @@ export const SessionTimeline = Type.Object({ session: SessionRecord, events: Typ
 export const SESSION_SORTS = ['friction', 'start', 'duration'] as const;
 /** How far back the sessions search looks when no `from` is given. */
 export const SESSIONS_DEFAULT_DAYS = 7;
+/** The most sessions a search counts: its `total` stops there and says `total_capped` (a count that grew with the traffic). */
+export const SESSIONS_TOTAL_CAP = 10_000;
 const UUID_TEXT = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 export const SessionsSearchQuery = Type.Object({
@@ -86,6 +88,9 @@ export const SessionSearchRow = Type.Object({
 });
 
 export const SessionSearchList = Type.Object({
-  sessions: Type.Array(SessionSearchRow), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer(),
+  sessions: Type.Array(SessionSearchRow),
+  total: Type.Integer({ description: `Sessions matching, counted up to ${SESSIONS_TOTAL_CAP.toLocaleString('en-US')}` }),
+  total_capped: Type.Boolean({ description: `True when more than ${SESSIONS_TOTAL_CAP.toLocaleString('en-US')} sessions match: total is then the cap, and pages go on past it` }),
+  offset: Type.Integer(), limit: Type.Integer(),
   window_from: IsoTime, window_to: IsoTime,
 });

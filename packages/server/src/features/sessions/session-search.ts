@@ -8,7 +8,8 @@
 // the row holds (device, browser, converted, min_friction) are column tests; filters on what
 // happened in the session are EXISTS probes of one session's rows through an index: pages by the
 // pageview index (events_site_sid_pageviews), signal types and issues by signals_site_sid. The
-// summaries read the signals of the returned sessions only (at most `limit` sessions).
+// summaries read the signals of the returned sessions only (at most `limit` sessions), and the
+// count stops at SESSIONS_TOTAL_CAP.
 import { PostgresAdapter, sql, type ExpressionBuilder, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { iso } from '../../clock.ts';
 import type { ServiceContext } from '../../domain/context.ts';
@@ -24,7 +25,7 @@ import { DAY_MS } from '../../domain/time.ts';
 import { padInList } from '../../store/in-list.ts';
 import type { Database } from '../../store/tables.ts';
 import { summarizeSession, type NarrativeEvent } from './narrative.ts';
-import { SESSIONS_DEFAULT_DAYS, type SessionsSearchQuery } from './schemas.ts';
+import { SESSIONS_DEFAULT_DAYS, SESSIONS_TOTAL_CAP, type SessionsSearchQuery } from './schemas.ts';
 
 type SessionQuery = SelectQueryBuilder<Database, 'sessions', object>;
 
@@ -172,12 +173,17 @@ export async function searchSessions({ ctx, input }: { ctx: ServiceContext; inpu
     // skipped); a narrower window is read as a range of sessions_site_started and sorted. The
     // count is always the range.
     const walk = (input.sort ?? 'friction') === 'friction' && (to ?? ctx.now) - from >= FRICTION_WALK_MIN_SPAN_MS;
-    const query = inWindow(false);
+    // The count stops one past the cap (a busy site's week holds hundreds of thousands of
+    // sessions at 10M signals: counting them all would be the one part of the answer that grows
+    // with the traffic). Past the cap the answer says `total_capped`, and pages go on past it.
+    const counted = ctx.db.selectFrom(inWindow(false).select(sql`1`.as('one')).limit(SESSIONS_TOTAL_CAP + 1).as('window_sessions'))
+      .select((eb) => eb.fn.countAll().as('n'));
     const [rows, count] = await Promise.all([
       sorted(inWindow(walk).select(['sid', 'first_seen_at', 'last_seen_at', 'pages', 'page_count', 'entry_page', 'exit_page', 'signal_count', 'signal_counts',
         'friction_weight', 'converted', 'device_type', 'browser']), input.sort).limit(limit).offset(offset).execute(),
-      query.select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow(),
+      counted.executeTakeFirstOrThrow(),
     ]);
+    const matched = Number(count.n);
     const [worst, clips] = await Promise.all([
       worstSignals(ctx.db, site.id, rows.filter((r) => r.signal_count > 0).map((r) => r.sid)),
       clipCounts(ctx.db, site.id, rows.map((r) => r.sid)),
@@ -203,6 +209,6 @@ export async function searchSessions({ ctx, input }: { ctx: ServiceContext; inpu
         summary: summarizeSession({ pages, page_count: r.page_count, entry_page: r.entry_page, exit_page: r.exit_page, duration_ms: duration, signal_count: r.signal_count, converted }, worst.get(r.sid) ?? null),
       };
     });
-    return { sessions, total: Number(count.n), offset, limit, window_from: iso(from), window_to: iso(to ?? ctx.now) };
+    return { sessions, total: Math.min(matched, SESSIONS_TOTAL_CAP), total_capped: matched > SESSIONS_TOTAL_CAP, offset, limit, window_from: iso(from), window_to: iso(to ?? ctx.now) };
   });
 }

@@ -129,7 +129,7 @@ export const findSessionsTool = defineTool({
   links: [{ at: 'sessions[]', kind: 'session', id: 'session_id' }],
   run: (ctx, input) => searchSessions({ ctx, input }),
   summarize: (d, input) => d.total === 0 ? `No sessions${sessionFilters(input)} from ${d.window_from} to ${d.window_to}.` : lines(
-    `${plural(d.total, 'session')}${sessionFilters(input)} from ${d.window_from} to ${d.window_to}, by ${input.sort ?? 'friction'}; `
+    `${d.total_capped ? `More than ${d.total.toLocaleString('en-US')} sessions` : plural(d.total, 'session')}${sessionFilters(input)} from ${d.window_from} to ${d.window_to}, by ${input.sort ?? 'friction'}; `
       + (d.sessions.length ? `showing ${d.offset + 1} to ${d.offset + d.sessions.length}:` : `none after the first ${d.offset}.`),
     bullets(d.sessions, sessionLine, 'sessions', d.total - d.offset, SESSION_LINES),
   ),
