@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { clipOnSession } from '../layout/clip-timeline.ts';
 import { api } from '../state/api.ts';
 import { href } from '../state/router.ts';
-import type { Clip, ClipList } from '../state/types.ts';
+import type { Clip, ClipList } from '../api/types.ts';
 import { Async, Empty, useApi } from './async.tsx';
 import { SignalChip, Time } from './bits.tsx';
 import { ClipPlayer, clock } from './clip-player.tsx';

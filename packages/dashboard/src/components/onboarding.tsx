@@ -8,7 +8,7 @@ import { api, ApiError } from '../state/api.ts';
 import { href } from '../state/router.ts';
 import { canAdmin } from '../state/session.ts';
 import { currentSite } from '../state/site.ts';
-import type { Deploy, Scores } from '../state/types.ts';
+import type { Deploy, Scores } from '../api/types.ts';
 import { ActionOutcome, Loading, useAction, useApi } from './async.tsx';
 import { CopyButton, SignalChip, Time } from './bits.tsx';
 import { installSnippet, num } from '../lib/format.ts';

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, navigate } from '../state/router.ts';
 import { canTriage } from '../state/session.ts';
-import type { Alert, AlertDetail, AlertStatus } from '../state/types.ts';
+import type { Alert, AlertDetail, AlertStatus } from '../api/types.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../components/async.tsx';
 import { Badge, Time } from '../components/bits.tsx';
 import { money, num, words } from '../lib/format.ts';

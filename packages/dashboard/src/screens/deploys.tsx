@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, route } from '../state/router.ts';
-import type { Deploy, DeployDetail } from '../state/types.ts';
+import type { Deploy, DeployDetail } from '../api/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { Badge, Time } from '../components/bits.tsx';
 import { RecordDeploys } from '../components/onboarding.tsx';

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href } from '../state/router.ts';
 import { canAdmin, canTriage } from '../state/session.ts';
-import type { ElementHeatmap as ElementHeatmapData, IssueDetail } from '../state/types.ts';
+import type { ElementHeatmap as ElementHeatmapData, IssueDetail } from '../api/types.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../components/async.tsx';
 import { Badge, Priority, SignalChip, Time } from '../components/bits.tsx';
 import { useCurrency } from '../state/currency.ts';

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../state/api.ts';
 import { canTriage } from '../state/session.ts';
 import { href, navigate } from '../state/router.ts';
-import type { Issue, IssueList, Scores } from '../state/types.ts';
+import type { Issue, IssueList, Scores } from '../api/types.ts';
 import { useCurrency } from '../state/currency.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../components/async.tsx';
 import { Badge, SignalChip, Time } from '../components/bits.tsx';

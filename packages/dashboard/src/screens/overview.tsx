@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href } from '../state/router.ts';
 import { rememberCurrency } from '../state/currency.ts';
-import type { Alert, Deploy, IssueList, Recommendations, Scores, Severity, Trends } from '../state/types.ts';
+import type { Alert, Deploy, IssueList, Recommendations, Scores, Severity, Trends } from '../api/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { Badge, Priority, Score, SignalChip, Time, Trend, Window } from '../components/bits.tsx';
 import { InstallSnippet, LiveCheck, RecordDeploys, SetupChecklist, useLiveCheck, type LiveState } from '../components/onboarding.tsx';
@@ -136,7 +136,13 @@ function FixFirst({ data }: { data: Recommendations }) {
   );
 }
 
-export function AlertList({ alerts }: { alerts: Alert[] }) {
+/**
+ * An alert as this list reads it: /query/alerts names the rule; the page's active alerts
+ * (/query/page) do not, and show the trigger type instead.
+ */
+type ListedAlert = Pick<Alert, 'id' | 'severity' | 'trigger_type' | 'page' | 'status' | 'fired_at'> & { rule_name?: string | null };
+
+export function AlertList({ alerts }: { alerts: ListedAlert[] }) {
   if (alerts.length === 0) return <Empty>No active alerts.</Empty>;
   return (
     <ul class="plain-list">

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../state/api.ts';
 import { href, navigate, route } from '../state/router.ts';
-import type { ElementHeatmap as ElementHeatmapData, ElementRow, IssueList, PageDetail, PageHeatmap as PageHeatmapData, PageSnapshot, Scores, Trends } from '../state/types.ts';
+import type { ElementHeatmap as ElementHeatmapData, ElementRow, IssueList, PageDetail, PageHeatmap as PageHeatmapData, PageSnapshot, Scores, Trends } from '../api/types.ts';
 import { useCurrency } from '../state/currency.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { Badge, Score, SignalChip, Time, Trend, Window } from '../components/bits.tsx';

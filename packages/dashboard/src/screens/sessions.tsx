@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, navigate } from '../state/router.ts';
-import type { SessionDetail, SessionEvent } from '../state/types.ts';
+import type { SessionDetail, SessionEvent } from '../api/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { SignalChip, Time } from '../components/bits.tsx';
 import { SessionClips } from '../components/clips.tsx';

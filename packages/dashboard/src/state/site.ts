@@ -1,7 +1,7 @@
 // The org's sites and the one being looked at (kept for the tab, like the session).
 import { computed, signal } from '@preact/signals';
 import { api } from './api.ts';
-import type { Site } from './types.ts';
+import type { Site } from '../api/types.ts';
 
 const KEY = 'mallard.site';
 export const sites = signal<Site[] | null>(null);
