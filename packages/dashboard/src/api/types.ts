@@ -21,7 +21,8 @@ export type Body<P extends keyof paths, M extends MethodOf<P>> = NonNullable<pat
 type Item<L> = L extends readonly (infer T)[] ? T : never;
 
 // Sites
-export type Site = Item<Data<'/v1/manage/sites', 'get'>['sites']>;
+export type SiteList = Data<'/v1/manage/sites', 'get'>;
+export type Site = Item<SiteList['sites']>;
 
 // Scores and trends
 export type Scores = Data<'/v1/query/scores', 'get'>;
@@ -63,7 +64,6 @@ export type Journeys = Data<'/v1/query/journeys/friction', 'get'>;
 export type FrictionEdge = Item<Journeys['edges']>;
 export type Flows = Data<'/v1/query/flows', 'get'>;
 export type Funnel = Data<'/v1/query/funnel', 'get'>;
-export type SavedFunnel = Item<Data<'/v1/manage/funnels', 'get'>['funnels']>;
 
 // Sessions and clips
 export type SessionDetail = Data<'/v1/query/session', 'get'>;
@@ -77,3 +77,49 @@ export type ClipUsage = Data<'/v1/manage/site/{id}/clips', 'get'>;
 // Recommendations
 export type Recommendations = Data<'/v1/query/recommendations', 'get'>;
 export type Recommendation = Item<Recommendations['recommendations']>;
+
+// Signing in, two-factor and OAuth consent
+export type Session = NonNullable<Data<'/v1/auth/session', 'get'>>;
+export type Role = Session['role'];
+export type SignedOut = Data<'/v1/auth/session', 'delete'>;
+export type PasswordChanged = Data<'/v1/auth/change-password', 'post'>;
+export type PasswordSet = Data<'/v1/auth/set-password', 'post'>;
+export type TwoFactorStatus = Data<'/v1/auth/2fa', 'get'>;
+export type TwoFactorSetup = Data<'/v1/auth/2fa/setup', 'post'>;
+export type TwoFactorEnabled = Data<'/v1/auth/2fa/enable', 'post'>;
+export type RecoveryCodes = Data<'/v1/auth/2fa/recovery-codes', 'post'>;
+export type ConsentDetails = Data<'/v1/auth/oauth/interaction/{uid}/details', 'get'>;
+export type ConsentOrg = Item<ConsentDetails['orgs']>;
+export type ConsentSite = Item<ConsentOrg['sites']>;
+export type ConsentAnswer = Data<'/v1/auth/oauth/interaction/{uid}/approve', 'post'>;
+/** One OAuth connection: the person's own (/auth/oauth/connections) and the org's (/manage/oauth-connections) list the same record. */
+export type OAuthConnectionList = Data<'/v1/auth/oauth/connections', 'get'> | Data<'/v1/manage/oauth-connections', 'get'>;
+export type OAuthConnection = Item<OAuthConnectionList['connections']>;
+
+// Settings
+export type OrgSettings = Data<'/v1/manage/settings', 'get'>;
+export type MemberList = Data<'/v1/manage/members', 'get'>;
+export type Member = Item<MemberList['members']>;
+export type NewMember = Data<'/v1/manage/members', 'post'>;
+export type TwoFactorReset = Data<'/v1/manage/members/{id}/reset-2fa', 'post'>;
+export type ApiKeyList = Data<'/v1/manage/keys', 'get'>;
+export type ApiKey = Item<ApiKeyList['keys']>;
+export type NewApiKey = Data<'/v1/manage/keys', 'post'>;
+export type SsoConnection = Data<'/v1/manage/sso', 'get'>;
+export type WebhookList = Data<'/v1/manage/webhooks', 'get'>;
+export type Webhook = Item<WebhookList['webhooks']>;
+export type NewWebhook = Data<'/v1/manage/webhooks', 'post'>;
+export type Delivery = Item<Data<'/v1/manage/webhooks/{id}/deliveries', 'get'>['deliveries']>;
+export type DeliveryList = Data<'/v1/manage/webhooks/{id}/deliveries', 'get'>;
+export type TestDelivery = Data<'/v1/manage/webhooks/{id}/test', 'post'>;
+export type IntegrationList = Data<'/v1/manage/integrations', 'get'>;
+export type Integration = Item<IntegrationList['integrations']>;
+export type SdkConfigs = Data<'/v1/manage/sdk-config', 'get'>;
+export type SdkConfigEnvironment = Item<SdkConfigs['environments']>;
+export type AlertRuleList = Data<'/v1/manage/alert-rules', 'get'>;
+export type AlertRule = Item<AlertRuleList['rules']>;
+export type SavedFunnels = Data<'/v1/manage/funnels', 'get'>;
+export type NewFunnel = Data<'/v1/manage/funnels', 'post'>;
+
+// Raw rows (the document types a row as an open record: its columns depend on the table)
+export type RawRows = Data<'/v1/query/raw', 'get'>;
