@@ -2,7 +2,7 @@
 // time, or the recorder's rule), the scrubber's position, the pulse's point and the clips'
 // places on a session's timeline.
 import { describe, expect, it } from 'vitest';
-import { clipOnSession, clipSpan, fitViewport, scrubberFraction, signalMoment, signalPoint, type ClipEvent } from '../src/layout/clip-timeline.ts';
+import { clipEvents, clipOnSession, clipSpan, fitViewport, scrubberFraction, signalMoment, signalPoint, type ClipEvent } from '../src/layout/clip-timeline.ts';
 
 const T0 = Date.parse('2026-11-20T10:00:00Z');
 const meta = (t: number): ClipEvent => ({ type: 4, timestamp: T0 + t, data: { width: 1280, height: 720 } });
@@ -53,6 +53,14 @@ describe('a clip\'s timeline', () => {
     expect(fitViewport({ width: 1280, height: 720 }, 640, 480)).toBe(0.5);
     expect(fitViewport({ width: 390, height: 844 }, 640, 422)).toBe(0.5);
     expect(fitViewport({ width: 390, height: 844 }, 1200, 2000)).toBe(1);
+  });
+});
+
+describe('a clip\'s events as the API sends them (opaque JSON)', () => {
+  it('keeps those shaped like rrweb events, in order, and drops the rest', () => {
+    const events: unknown[] = [meta(0), null, 'x', { type: '2', timestamp: T0 }, { type: 2 }, full(5), [3, T0], move(9)];
+    expect(clipEvents(events)).toEqual([meta(0), full(5), move(9)]);
+    expect(clipEvents([])).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 // A session's events as page visits, for the session timeline.
 import { describe, expect, it } from 'vitest';
 import { visits } from '../src/lib/visits.ts';
-import type { SessionEvent } from '../src/state/types.ts';
+import type { SessionEvent } from '../src/api/types.ts';
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 23, 12, 0, s)).toISOString();
 const e = (type: string, page: string, s: number, extra: Partial<SessionEvent> = {}): SessionEvent => ({ id: `${type}${s}`, type, page, occurred_at: at(s), ...extra });

@@ -2,10 +2,10 @@
 // small) in a sandboxed frame scaled to the card, with our own controls: play and pause, a
 // scrubber with the signal's moment marked on it, and the speed. It opens paused at the
 // signal's moment, with a pulse where the signal happened.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../state/api.ts';
-import type { Clip, ClipDetail } from '../state/types.ts';
-import { clipSpan, fitViewport, scrubberFraction, signalMoment, signalPoint } from '../layout/clip-timeline.ts';
+import type { Clip, ClipDetail } from '../api/types.ts';
+import { clipEvents, clipSpan, fitViewport, scrubberFraction, signalMoment, signalPoint } from '../layout/clip-timeline.ts';
 import type { ClipReplay } from '../lib/replay.ts';
 import { signalStyle } from '../lib/signal-style.ts';
 import { Async, ErrorNote, useApi } from './async.tsx';
@@ -28,9 +28,10 @@ function Player({ clip, detail, signalAt }: { clip: Clip; detail: ClipDetail; si
   const [time, setTime] = useState(0);
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState<number>(1);
-  const { duration } = clipSpan(detail.events);
-  const moment = signalMoment(detail.events, clip.signal_ids[0], Date.parse(clip.started_at), signalAt);
-  const point = signalPoint(detail.events, moment);
+  const events = useMemo(() => clipEvents(detail.events), [detail]);
+  const { duration } = clipSpan(events);
+  const moment = signalMoment(events, clip.signal_ids[0], Date.parse(clip.started_at), signalAt);
+  const point = signalPoint(events, moment);
 
   useEffect(() => {
     const root = stage.current;
@@ -38,7 +39,7 @@ function Player({ clip, detail, signalAt }: { clip: Clip; detail: ClipDetail; si
     let live = true;
     import('../lib/replay.ts').then(({ createReplay }) => {
       if (!live) return;
-      const r = createReplay(root, detail.events);
+      const r = createReplay(root, events);
       replay.current = r;
       r.onFinish(() => { setPlaying(false); setTime(duration); });
       r.pause(moment);

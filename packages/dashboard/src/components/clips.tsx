@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { clipOnSession } from '../layout/clip-timeline.ts';
 import { api } from '../state/api.ts';
 import { href } from '../state/router.ts';
-import type { Clip, ClipList } from '../state/types.ts';
+import type { Clip, ClipList, SdkConfigs } from '../api/types.ts';
 import { Async, Empty, useApi } from './async.tsx';
 import { SignalChip, Time } from './bits.tsx';
 import { ClipPlayer, clock } from './clip-player.tsx';
@@ -14,8 +14,9 @@ import { ClipPlayer, clock } from './clip-player.tsx';
 /** Whether any environment of the site records clips; null when the SDK config cannot be read. */
 export function useClipsOn(site: string, wanted: boolean) {
   return useApi(() => (wanted
-    ? api.get<{ environments: { config: { clips?: { enabled?: boolean } } }[] }>('/manage/sdk-config', { site_id: site })
-      .then((c) => c.environments.some((e) => e.config.clips?.enabled === true), () => null)
+    ? api.get<SdkConfigs>('/manage/sdk-config', { site_id: site })
+      // A config is an open record in the document; clips.enabled is what turns clips on.
+      .then((c) => c.environments.some((e) => (e.config.clips as { enabled?: unknown } | null | undefined)?.enabled === true), () => null)
     : Promise.resolve(null)), [site, wanted]);
 }
 

@@ -4,7 +4,7 @@
 // its own frame, so a phone's page never scrolls sideways.
 import { layoutJourney, NODE } from '../layout/journey.ts';
 import { num } from '../lib/format.ts';
-import type { FrictionEdge } from '../state/types.ts';
+import type { FrictionEdge } from '../api/types.ts';
 
 /**
  * Friction weight in its unit. A point is one signal of weight 1 seen with full confidence: the

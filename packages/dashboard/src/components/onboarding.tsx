@@ -8,7 +8,7 @@ import { api, ApiError } from '../state/api.ts';
 import { href } from '../state/router.ts';
 import { canAdmin } from '../state/session.ts';
 import { currentSite } from '../state/site.ts';
-import type { Deploy, Scores } from '../state/types.ts';
+import type { ApiKeyList, Deploy, IntegrationList, NewApiKey, RawRows, Scores, WebhookList } from '../api/types.ts';
 import { ActionOutcome, Loading, useAction, useApi } from './async.tsx';
 import { CopyButton, SignalChip, Time } from './bits.tsx';
 import { installSnippet, num } from '../lib/format.ts';
@@ -17,10 +17,13 @@ import { installSnippet, num } from '../lib/format.ts';
 export const POLL_WAITING_MS = 3_000;
 export const POLL_ARRIVED_MS = 10_000;
 
-interface RawRows<T> { rows: T[]; total: number }
+/**
+ * /query/raw's answer with the columns the checklist reads: the document leaves a raw row an
+ * open record (its columns depend on the table: the server's features/raw/tables.ts).
+ */
+type RawRowsOf<T> = Omit<RawRows, 'rows'> & { rows: T[] };
 interface EventRow { id: string; type: string; page: string; occurred_at: string; signal_type: string | null }
 interface SignalRow { id: string; signal_type: string; page: string; label: string | null; element: string | null; occurred_at: string }
-interface KeyRecord { id: string; site_id: string | null; key_type: string; name: string | null; key_hint: string; status: string; last_used_at: string | null }
 
 /** What the live check has seen so far: null until its first answer. */
 export interface LiveState { events: number; firstEvent: EventRow | null; signals: number; latestSignals: SignalRow[]; checkedAt: number }
@@ -45,11 +48,11 @@ export function useLiveCheck(site: string, active: boolean): LiveState | null {
       if (document.hidden) { timer = setTimeout(turn, POLL_WAITING_MS); return; }
       try {
         if (seen.events === 0) {
-          const ev = await api.get<RawRows<EventRow>>('/query/raw', { site_id: site, table: 'events', limit: 1, order: 'asc' });
+          const ev = await api.get<RawRowsOf<EventRow>>('/query/raw', { site_id: site, table: 'events', limit: 1, order: 'asc' });
           seen = { ...seen, events: ev.total, firstEvent: ev.rows[0] ?? null, checkedAt: Date.now() };
         }
         if (seen.events > 0) {
-          const sg = await api.get<RawRows<SignalRow>>('/query/raw', { site_id: site, table: 'signals', limit: 5 });
+          const sg = await api.get<RawRowsOf<SignalRow>>('/query/raw', { site_id: site, table: 'signals', limit: 5 });
           seen = { ...seen, signals: sg.total, latestSignals: sg.rows, checkedAt: Date.now() };
         }
         if (!stopped) setState(seen);
@@ -112,13 +115,13 @@ function AllowedOrigins() {
 /** The snippet, and where its key comes from: admins can create a publishable key right here. */
 export function InstallSnippet({ site }: { site: string }) {
   const admin = canAdmin.value;
-  const keys = useApi(() => (admin ? api.get<{ keys: KeyRecord[] }>('/manage/keys', { site_id: site }) : Promise.resolve(null)), [site, admin]);
+  const keys = useApi(() => (admin ? api.get<ApiKeyList>('/manage/keys', { site_id: site }) : Promise.resolve(null)), [site, admin]);
   const action = useAction();
   const [created, setCreated] = useState<string | null>(null);
   const publishable = (keys.data?.keys ?? []).filter((k) => k.key_type === 'publishable' && k.status === 'active');
   const snippet = installSnippet(location.origin, created ?? undefined);
   const create = () => void action.run(async () => {
-    const key = await api.post<{ key: string }>('/manage/keys', { key_type: 'publishable', site_id: site, name: 'browser SDK' });
+    const key = await api.post<NewApiKey>('/manage/keys', { key_type: 'publishable', site_id: site, name: 'browser SDK' });
     setCreated(key.key);
     keys.reload();
   });
@@ -161,16 +164,16 @@ const CHANNELS_TTL_MS = 60_000;
 async function loadChannels(site: string, admin: boolean): Promise<Channels> {
   const cached = channelCache.get(`${site}:${admin}`);
   if (cached && Date.now() - cached.at < CHANNELS_TTL_MS) return cached.value;
-  const { integrations } = await api.get<{ integrations: { provider: string }[] }>('/manage/integrations', { site_id: site });
+  const { integrations } = await api.get<IntegrationList>('/manage/integrations', { site_id: site });
   let alertChannel = integrations.some((i) => i.provider === 'slack' || i.provider === 'pagerduty');
   if (!alertChannel) {
-    const { webhooks } = await api.get<{ webhooks: { enabled: boolean }[] }>('/manage/webhooks', { site_id: site });
+    const { webhooks } = await api.get<WebhookList>('/manage/webhooks', { site_id: site });
     alertChannel = webhooks.some((w) => w.enabled);
   }
   let mcp: Channels['mcp'] = null;
   if (admin) {
     // Without site_id the list has the org-wide keys too, which also reach this site.
-    const { keys } = await api.get<{ keys: KeyRecord[] }>('/manage/keys');
+    const { keys } = await api.get<ApiKeyList>('/manage/keys');
     const mine = keys.filter((k) => k.key_type === 'mcp' && k.status === 'active' && (k.site_id === null || k.site_id === site));
     const lastUsed = mine.map((k) => k.last_used_at).filter((t): t is string => t !== null).sort().pop() ?? null;
     mcp = { exists: mine.length > 0, lastUsed };
@@ -197,7 +200,7 @@ export function SetupChecklist({ site, scores, deploys, live }: { site: string; 
   const channels = useApi(() => loadChannels(site, admin), [site, admin]);
   const scored = (scores?.site.pages.length ?? 0) > 0;
   const needSignalRead = scored && scores !== null && !scoresShowSignal(scores);
-  const signalRows = useApi(() => (needSignalRead ? api.get<RawRows<SignalRow>>('/query/raw', { site_id: site, table: 'signals', limit: 1 }) : Promise.resolve(null)), [site, needSignalRead]);
+  const signalRows = useApi(() => (needSignalRead ? api.get<RawRowsOf<SignalRow>>('/query/raw', { site_id: site, table: 'signals', limit: 1 }) : Promise.resolve(null)), [site, needSignalRead]);
   if (!scores || !deploys) return null;
 
   const events = scored || (live?.events ?? 0) > 0;

@@ -10,7 +10,7 @@ import { localTime, num, score } from '../lib/format.ts';
 import { scoreAxis, timeWindow } from '../layout/scale.ts';
 import { marksByPoint, tooltipPosition } from '../layout/chart-points.ts';
 import { href } from '../state/router.ts';
-import type { HistoryRow } from '../state/types.ts';
+import type { HistoryRow } from '../api/types.ts';
 import { Time } from './bits.tsx';
 import { Empty } from './async.tsx';
 import { useWidth } from './use-width.ts';

@@ -7,7 +7,7 @@
 // first screen by where they landed in the window.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
-import type { ElementHeatmap as ElementHeatmapData, PageSnapshot } from '../state/types.ts';
+import type { ElementHeatmap as ElementHeatmapData, PageSnapshot } from '../api/types.ts';
 import { deriveBoxes, stackingOrder } from '../layout/boxes.ts';
 import { VIEWPORTS, type DeviceClass } from '../layout/heatmap.ts';
 import { cellOpacity, densityGrid, fitToWidth, placeAll, scaleBox, scalePoint, type Found, type HeatPoint, type Point } from '../layout/snapshot-heat.ts';
@@ -57,7 +57,7 @@ export function SnapshotHeatmap({ site, page, device, range, points, snapshot, s
     let made: RebuiltSnapshot | null = null;
     import('../lib/snapshot-frame.ts').then(({ rebuildSnapshot }) => {
       if (!live) return;
-      made = rebuildSnapshot(root, snapshot.snapshot.data.node, snapshot, `Snapshot of ${page}`);
+      made = rebuildSnapshot(root, snapshot.snapshot, snapshot, `Snapshot of ${page}`);
       setRebuilt(made);
     }).catch(() => { if (live) onUnusable(); });
     return () => { live = false; made?.iframe.remove(); setRebuilt(null); };

@@ -5,6 +5,15 @@
 /** The parts of an rrweb event the timeline reads. */
 export interface ClipEvent { type: number; timestamp: number; data?: unknown }
 
+/**
+ * A clip's events as the API sends them (the document types them as opaque JSON): those shaped
+ * like rrweb events (a numeric type and timestamp), in order; anything else is dropped.
+ */
+export function clipEvents(raw: readonly unknown[]): (ClipEvent & Record<string, unknown>)[] {
+  return raw.filter((e): e is ClipEvent & Record<string, unknown> =>
+    typeof e === 'object' && e !== null && typeof (e as ClipEvent).type === 'number' && typeof (e as ClipEvent).timestamp === 'number');
+}
+
 /** rrweb's event types and incremental sources the timeline needs. */
 const CUSTOM = 5;
 const INCREMENTAL = 3;

@@ -1,14 +1,9 @@
 // The consent screen's choices (screens/oauth-consent.tsx), kept apart from the screen: which
 // org, site and access it starts with, what the server is sent, and how the redirect is shown.
 
-export interface ConsentSite { id: string; name: string; url: string }
-export interface ConsentOrg { id: string; name: string; role: string; may_write: boolean; sites: ConsentSite[] }
-export interface ConsentDetails {
-  uid: string;
-  client: { client_id: string; name: string | null; redirect_uri: string };
-  orgs: ConsentOrg[];
-  expires_at: string;
-}
+import type { ConsentDetails } from '../api/types.ts';
+
+export type { ConsentDetails };
 
 /** `site`: a site id, or '' for every site of the org. */
 export interface Choice { org: string; site: string; access: 'read' | 'write' }

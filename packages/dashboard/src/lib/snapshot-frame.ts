@@ -9,8 +9,13 @@ import type { Box } from '../layout/snapshot-heat.ts';
 
 export interface RebuiltSnapshot { iframe: HTMLIFrameElement; doc: Document; boxOf(selector: string): Box | null }
 
-/** Rebuilds `node` (a full snapshot's `data.node`) into a new sandboxed iframe inside `root`, laid out `width` x `height` CSS pixels. */
-export function rebuildSnapshot(root: HTMLElement, node: unknown, size: { width: number; height: number }, title: string): RebuiltSnapshot {
+/**
+ * Rebuilds `event` (an rrweb full snapshot; the API types it as opaque JSON) into a new sandboxed
+ * iframe inside `root`, laid out `width` x `height` CSS pixels. Throws when it has no document node.
+ */
+export function rebuildSnapshot(root: HTMLElement, event: unknown, size: { width: number; height: number }, title: string): RebuiltSnapshot {
+  const node = (event as { data?: { node?: unknown } } | null)?.data?.node;
+  if (typeof node !== 'object' || node === null) throw new Error('the snapshot has no document node');
   const lifted = emptyLifted();
   const clean = liftStyles(node as SerializedNode, lifted) as unknown as Parameters<typeof rebuildIntoSandboxedIframe>[0];
   const mirror = createMirror();

@@ -1,6 +1,6 @@
 // A session's events as page visits: each pageview starts a visit that lasts until the next
 // one (or the session's end); signals and tracked events belong to the visit they happened in.
-import type { SessionEvent } from '../state/types.ts';
+import type { SessionEvent } from '../api/types.ts';
 
 export interface Visit { page: string; at: string; ms: number | null; events: SessionEvent[] }
 

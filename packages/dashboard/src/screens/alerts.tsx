@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, navigate } from '../state/router.ts';
 import { canTriage } from '../state/session.ts';
-import type { Alert, AlertDetail, AlertStatus } from '../state/types.ts';
+import type { Alert, AlertDetail, AlertList as AlertPage, AlertStatus, RevenueAtRisk } from '../api/types.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../components/async.tsx';
 import { Badge, Time } from '../components/bits.tsx';
 import { money, num, words } from '../lib/format.ts';
@@ -40,8 +40,6 @@ function AlertActions({ site, alert, onDone }: { site: string; alert: Alert; onD
   );
 }
 
-interface RevenueIssue { issue_id: string; title: string; page: string; monthly_revenue_at_risk_cents: number | null; confidence: string }
-interface RevenueAtRisk { currency: string; tracking: boolean; message: string | null; total_monthly_revenue_at_risk_cents: number; issues: RevenueIssue[] }
 
 /**
  * What a revenue alert's amount is made of: the pages and issues whose estimates add up to the
@@ -105,7 +103,7 @@ function AlertView({ site, id }: { site: string; id: string }) {
 }
 
 function AlertList({ site, status }: { site: string; status: string }) {
-  const alerts = useApi(() => api.get<{ alerts: Alert[]; total: number }>('/query/alerts', { site_id: site, status: status === 'any' ? undefined : status, limit: 200 }), [site, status]);
+  const alerts = useApi(() => api.get<AlertPage>('/query/alerts', { site_id: site, status: status === 'any' ? undefined : status, limit: 200 }), [site, status]);
   return (
     <>
       <h1>Alerts</h1>

@@ -4,7 +4,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, route } from '../state/router.ts';
-import type { Deploy, DeployDetail } from '../state/types.ts';
+import type { Deploy, DeployDetail, DeployList } from '../api/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { Badge, Time } from '../components/bits.tsx';
 import { RecordDeploys } from '../components/onboarding.tsx';
@@ -47,7 +47,7 @@ function Related({ site, id }: { site: string; id: string }) {
 }
 
 export function DeploysScreen({ site }: { site: string }) {
-  const deploys = useApi(() => api.get<{ deploys: Deploy[]; total: number }>('/query/deploys', { site_id: site, limit: 100 }), [site]);
+  const deploys = useApi(() => api.get<DeployList>('/query/deploys', { site_id: site, limit: 100 }), [site]);
   const chosen = route.value.path[0] === 'deploys' ? route.value.path[1] ?? null : null;
   const [open, setOpen] = useState<string | null>(chosen);
   useEffect(() => { if (chosen) setOpen(chosen); }, [chosen]);

@@ -7,9 +7,9 @@ import { Async, Empty, useApi } from '../components/async.tsx';
 import { Bar } from '../components/bar.tsx';
 import { asDevice, asRange, DevicePicker, rangeQuery, RangePicker } from '../components/filters.tsx';
 import { num, percent } from '../lib/format.ts';
-import { nextPages, previousPages, type FlowEdge, type PageFlows } from '../lib/flows.ts';
+import { nextPages, previousPages, type PageFlows } from '../lib/flows.ts';
+import type { Flows } from '../api/types.ts';
 
-interface Flows { site_id: string; sessions_analyzed: number; edges: FlowEdge[] }
 
 /** Most edges asked for: enough for every page of a site with a few hundred paths. */
 const EDGE_LIMIT = 500;

@@ -3,6 +3,7 @@
 // top signals (each a link to the sessions that met it on that page), its open issues, and how
 // many who dropped met friction first. Admins save, change and delete funnels.
 import { useEffect, useState } from 'preact/hooks';
+import type { Funnel, NewFunnel, SavedFunnels } from '../api/types.ts';
 import { api } from '../state/api.ts';
 import { href, navigate } from '../state/router.ts';
 import { canAdmin } from '../state/session.ts';
@@ -15,12 +16,6 @@ import { duration, num, percent } from '../lib/format.ts';
 import { signalStyle } from '../lib/signal-style.ts';
 import { DEFAULT_WINDOW_MINUTES, parseSteps, stepSessionsQuery, stepShares, stepsProblem } from '../lib/funnel-query.ts';
 
-interface SavedFunnel { id: string; name: string; steps: string[]; window_minutes: number }
-interface FunnelStep {
-  step: string; kind: 'page' | 'event'; entered: number; converted: number; conversion_rate: number; median_ms_to_next: number | null;
-  friction: { signals: Record<string, number>; issues: { id: string; title: string; severity: string; page: string }[]; dropped_after_friction: number };
-}
-interface Funnel { window_minutes: number; window_from: string; window_to: string; steps: FunnelStep[]; entered: number; completed: number; sessions_analyzed: number; sampled: boolean }
 
 function FunnelReport({ funnel, range }: { funnel: Funnel; range: string }) {
   if (funnel.entered === 0) return <Empty>Nobody entered the first step in this period.</Empty>;
@@ -68,7 +63,7 @@ function FunnelReport({ funnel, range }: { funnel: Funnel; range: string }) {
 }
 
 export function FunnelsScreen({ site, query }: { site: string; query: URLSearchParams }) {
-  const saved = useApi(() => api.get<{ funnels: SavedFunnel[] }>('/manage/funnels', { site_id: site }), [site]);
+  const saved = useApi(() => api.get<SavedFunnels>('/manage/funnels', { site_id: site }), [site]);
   const id = query.get('id') ?? '';
   const chosen = saved.data?.funnels.find((f) => f.id === id) ?? null;
   const steps = chosen ? chosen.steps : parseSteps(query.get('steps') ?? '');
@@ -115,7 +110,7 @@ export function FunnelsScreen({ site, query }: { site: string; query: URLSearchP
             <label for="funnel-name">Name</label>
             <input id="funnel-name" maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
             <button type="button" id="funnel-save" disabled={action.busy || draftProblem !== null || name.trim() === ''} onClick={() => void action.run(async () => {
-              const f = await api.post<SavedFunnel>('/manage/funnels', { site_id: site, ...body() });
+              const f = await api.post<NewFunnel>('/manage/funnels', { site_id: site, ...body() });
               saved.reload();
               navigate(href('funnels', { id: f.id, device, range }));
             }, 'Funnel saved.')}>Save as new</button>

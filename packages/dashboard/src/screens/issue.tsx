@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href } from '../state/router.ts';
 import { canAdmin, canTriage } from '../state/session.ts';
-import type { ElementHeatmap as ElementHeatmapData, IssueDetail } from '../state/types.ts';
+import type { ElementHeatmap as ElementHeatmapData, IntegrationList, IssueDetail } from '../api/types.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../components/async.tsx';
 import { Badge, Priority, SignalChip, Time } from '../components/bits.tsx';
 import { useCurrency } from '../state/currency.ts';
@@ -58,7 +58,7 @@ type Tracker = keyof typeof TRACKERS;
 function Ticket({ site, issue, reload }: { site: string; issue: IssueDetail; reload(): void }) {
   const action = useAction();
   const wanted = canTriage.value && !issue.ticket;
-  const integrations = useApi(() => (wanted ? api.get<{ integrations: { provider: string }[] }>('/manage/integrations', { site_id: site }) : Promise.resolve(null)), [site, wanted]);
+  const integrations = useApi(() => (wanted ? api.get<IntegrationList>('/manage/integrations', { site_id: site }) : Promise.resolve(null)), [site, wanted]);
   if (issue.ticket) return <p>Ticket: <a href={issue.ticket.url} target="_blank" rel="noreferrer noopener">{issue.ticket.url}</a> ({issue.ticket.provider})</p>;
   if (!canTriage.value) return <p class="muted">No ticket yet.</p>;
   const trackers = (integrations.data?.integrations ?? []).map((i) => i.provider).filter((p): p is Tracker => p in TRACKERS);

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from '../state/api.ts';
 import { canTriage } from '../state/session.ts';
 import { href, navigate } from '../state/router.ts';
-import type { Issue, IssueList, Scores } from '../state/types.ts';
+import type { Issue, IssueList, MemberList, Scores } from '../api/types.ts';
 import { useCurrency } from '../state/currency.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../components/async.tsx';
 import { Badge, SignalChip, Time } from '../components/bits.tsx';
@@ -163,7 +163,7 @@ export function IssuesScreen({ site, query }: { site: string; query: URLSearchPa
     [site, status, severity, page, type, sort, q, assignedTo]);
   // The filters' choices: the site's scored pages and the signal types in their latest breakdowns.
   const scores = useApi(() => api.get<Scores>('/query/scores', { site_id: site }), [site]);
-  const members = useApi(() => api.get<{ members: { email: string }[] }>('/manage/members'), []);
+  const members = useApi(() => api.get<MemberList>('/manage/members'), []);
   const memberEmails = members.data?.members.map((m) => m.email).sort() ?? [];
   const currency = useCurrency(site);
   const [search, setSearch] = useState(q);

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, navigate } from '../state/router.ts';
-import type { Journeys } from '../state/types.ts';
+import type { Journeys } from '../api/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { SignalChip, Time } from '../components/bits.tsx';
 import { DRAWN_EDGES, frictionWeight, JourneyMap } from '../components/journey-map.tsx';

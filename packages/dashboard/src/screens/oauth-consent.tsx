@@ -4,6 +4,7 @@
 // goes, picks the org, one site or all of its sites, and read or read-and-write, then approves
 // or denies; the answer is the address to continue to (back through the server to the app).
 import { useEffect, useState } from 'preact/hooks';
+import type { ConsentAnswer } from '../api/types.ts';
 import { api, ApiError } from '../state/api.ts';
 import { session } from '../state/session.ts';
 import { useApi, ErrorNote, Loading } from '../components/async.tsx';
@@ -40,7 +41,7 @@ function ConsentForm({ uid, details }: { uid: string; details: ConsentDetails })
     setError(null);
     try {
       const path = `/auth/oauth/interaction/${encodeURIComponent(uid)}/${approve ? 'approve' : 'deny'}`;
-      const { redirect_to } = await api.post<{ redirect_to: string }>(path, approve ? approveBody(choice) : {});
+      const { redirect_to } = await api.post<ConsentAnswer>(path, approve ? approveBody(choice) : {});
       // Back through the authorization server to the application, with the code (or the refusal).
       location.assign(redirect_to);
     } catch (err) {

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href } from '../state/router.ts';
 import { rememberCurrency } from '../state/currency.ts';
-import type { Alert, Deploy, IssueList, Recommendations, Scores, Severity, Trends } from '../state/types.ts';
+import type { Alert, AlertList as AlertPage, Deploy, DeployList, IssueList, Recommendations, Scores, Severity, Trends } from '../api/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { Badge, Priority, Score, SignalChip, Time, Trend, Window } from '../components/bits.tsx';
 import { InstallSnippet, LiveCheck, RecordDeploys, SetupChecklist, useLiveCheck, type LiveState } from '../components/onboarding.tsx';
@@ -136,7 +136,13 @@ function FixFirst({ data }: { data: Recommendations }) {
   );
 }
 
-export function AlertList({ alerts }: { alerts: Alert[] }) {
+/**
+ * An alert as this list reads it: /query/alerts names the rule; the page's active alerts
+ * (/query/page) do not, and show the trigger type instead.
+ */
+type ListedAlert = Pick<Alert, 'id' | 'severity' | 'trigger_type' | 'page' | 'status' | 'fired_at'> & { rule_name?: string | null };
+
+export function AlertList({ alerts }: { alerts: ListedAlert[] }) {
   if (alerts.length === 0) return <Empty>No active alerts.</Empty>;
   return (
     <ul class="plain-list">
@@ -154,9 +160,9 @@ export function Overview({ site }: { site: string }) {
   const [days, setDays] = useState(7);
   const scores = useApi(() => api.get<Scores>('/query/scores', { site_id: site }), [site]);
   const trends = useApi(() => api.get<Trends>('/query/trends', { site_id: site, days }), [site, days]);
-  const deploys = useApi(() => api.get<{ deploys: Deploy[] }>('/query/deploys', { site_id: site, limit: 50 }), [site]);
+  const deploys = useApi(() => api.get<DeployList>('/query/deploys', { site_id: site, limit: 50 }), [site]);
   const issues = useApi(() => api.get<IssueList>('/query/issues', { site_id: site, attention: true, limit: 200 }), [site]);
-  const alerts = useApi(() => api.get<{ alerts: Alert[] }>('/query/alerts', { site_id: site, limit: 200 }), [site]);
+  const alerts = useApi(() => api.get<AlertPage>('/query/alerts', { site_id: site, limit: 200 }), [site]);
   const fixes = useApi(() => api.get<Recommendations>('/query/recommendations', { site_id: site, limit: 5 }).then((r) => { rememberCurrency(site, r.currency); return r; }), [site]);
   const empty = scores.state === 'ok' && scores.data.site.pages.length === 0;
   const live = useLiveCheck(site, empty);

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError } from '../state/api.ts';
 import { href, navigate, route } from '../state/router.ts';
-import type { ElementHeatmap as ElementHeatmapData, ElementRow, IssueList, PageDetail, PageHeatmap as PageHeatmapData, PageSnapshot, Scores, Trends } from '../state/types.ts';
+import type { ElementHeatmap as ElementHeatmapData, ElementList, ElementRow, IssueList, PageDetail, PageHeatmap as PageHeatmapData, PageSnapshot, Scores, Trends } from '../api/types.ts';
 import { useCurrency } from '../state/currency.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { Badge, Score, SignalChip, Time, Trend, Window } from '../components/bits.tsx';
@@ -164,7 +164,7 @@ function PageBody({ site, page, scored }: { site: string; page: string; scored: 
   const detail = useApi(() => (scored ? api.get<PageDetail>('/query/page', { site_id: site, page }) : Promise.resolve(null)), [site, page, scored]);
   const filters = { site_id: site, page, device, ...rangeQuery(range) };
   const heat = useApi(() => api.get<PageHeatmapData>('/query/page-heatmap', filters), [site, page, device, range]);
-  const elements = useApi(() => api.get<{ elements: ElementRow[] }>('/query/elements', filters), [site, page, device, range]);
+  const elements = useApi(() => api.get<ElementList>('/query/elements', filters), [site, page, device, range]);
   const history = useApi(() => api.get<Trends>('/query/trends', { site_id: site, page, days: RANGE_DAYS[range] }), [site, page, range]);
   const issues = useApi(() => api.get<IssueList>('/query/issues', { site_id: site, page, attention: true, limit: 50 }), [site, page]);
   const currency = useCurrency(site);

@@ -4,7 +4,7 @@
 import { useState } from 'preact/hooks';
 import { api } from '../state/api.ts';
 import { href, navigate } from '../state/router.ts';
-import type { SessionDetail, SessionEvent } from '../state/types.ts';
+import type { SessionDetail, SessionEvent, SessionSearchList } from '../api/types.ts';
 import { Async, Empty, useApi } from '../components/async.tsx';
 import { SignalChip, Time } from '../components/bits.tsx';
 import { SessionClips } from '../components/clips.tsx';
@@ -66,12 +66,6 @@ function SessionView({ site, id }: { site: string; id: string }) {
   );
 }
 
-interface SessionSearchRow {
-  session_id: string; started_at: string; duration_ms: number; pages: string[]; page_count: number;
-  signals: Record<string, number>; signal_count: number; friction_weight: number; converted: boolean;
-  device: string | null; browser: string | null; summary: string;
-}
-interface SessionSearchList { sessions: SessionSearchRow[]; total: number; total_capped: boolean; offset: number; limit: number }
 
 const SIGNAL_TYPES = ['rage_click', 'dead_click', 'disabled_element_attempt', 'error_encounter', 'form_validation_loop', 'form_friction', 'u_turn_navigation', 'query_thrashing'];
 

@@ -3,6 +3,7 @@
 // or pasted, never carried in the address (router.ts: nothing secret goes there).
 import { useState } from 'preact/hooks';
 import { PASSWORD_MIN } from '../lib/password.ts';
+import type { PasswordSet } from '../api/types.ts';
 import { api, ApiError } from '../state/api.ts';
 import { navigate, href } from '../state/router.ts';
 import { startSession } from '../state/session.ts';
@@ -27,7 +28,7 @@ export function SetPassword() {
     setBusy(true);
     setError(null);
     try {
-      const { user } = await api.post<{ user: { id: string; email: string } }>('/auth/set-password', { token: token.trim(), password });
+      const { user } = await api.post<PasswordSet>('/auth/set-password', { token: token.trim(), password });
       startSession(await api.signIn(user.email, password));
       navigate(href());
     } catch (err) {

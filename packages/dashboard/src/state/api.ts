@@ -1,7 +1,8 @@
 // The only way the dashboard talks to Mallard: the public API under /v1, signed in by the
 // session cookie the browser sends by itself (same origin), every write with the session's CSRF
 // token. Errors keep the API's code so screens can say it; a 401 ends the session.
-import { endSession, restoring, session, startSession, type Session } from './session.ts';
+import type { Data, SignedOut } from '../api/types.ts';
+import { endSession, restoring, session, startSession } from './session.ts';
 
 export class ApiError extends Error {
   constructor(readonly code: string, message: string, readonly status: number, readonly details?: Record<string, unknown>) {
@@ -55,15 +56,15 @@ export const api = {
   put: <T>(path: string, body: unknown, query: Query = {}) => request<T>('PUT', path, query, body, csrf()),
   del: <T>(path: string, query: Query = {}) => request<T>('DELETE', path, query, undefined, csrf()),
   /** Signs in (the server sets the session cookie). A wrong password is a plain 401 `invalid_credentials`. */
-  signIn: (email: string, password: string, extra: Record<string, string> = {}) => request<Session>('POST', '/auth/session', {}, { email, password, ...extra }, null),
+  signIn: (email: string, password: string, extra: Record<string, string> = {}) => request<Data<'/v1/auth/session', 'post'>>('POST', '/auth/session', {}, { email, password, ...extra }, null),
   /** Ends the session on the server and clears its cookie. */
-  signOut: () => request<{ revoked: boolean }>('DELETE', '/auth/session', {}, undefined, csrf()),
+  signOut: () => request<SignedOut>('DELETE', '/auth/session', {}, undefined, csrf()),
 };
 
 /** At start: whether the session cookie still signs someone in (a reload, a new tab). */
 export async function restoreSession(): Promise<void> {
   try {
-    const s = await request<Session | null>('GET', '/auth/session', {}, undefined, null);
+    const s = await request<Data<'/v1/auth/session', 'get'>>('GET', '/auth/session', {}, undefined, null);
     if (s) startSession(s);
     else restoring.value = false;
   } catch {

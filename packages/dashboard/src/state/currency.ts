@@ -3,7 +3,7 @@
 // and tab, and remembered from any answer that carries it.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.ts';
-import type { Recommendations } from './types.ts';
+import type { Recommendations } from '../api/types.ts';
 
 const known = new Map<string, string>();
 const asking = new Map<string, Promise<string>>();

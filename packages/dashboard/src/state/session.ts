@@ -1,21 +1,13 @@
 // The signed-in person. The credential is the server's HttpOnly `mallard_session` cookie, which
 // no script here can read; this tab keeps only who is signed in and the session's CSRF token,
 // in memory. A reload asks the server (GET /v1/auth/session); a 401 ends the session here too.
+// The session is GET /v1/auth/session's record: expires_at slides while used, up to
+// absolute_expires_at; csrf_token goes with every write; mfa_enrolment_required says the org
+// requires two-factor sign-in and this person has not set it up yet.
 import { computed, signal } from '@preact/signals';
+import type { Role, Session } from '../api/types.ts';
 
-export type Role = 'viewer' | 'member' | 'admin' | 'owner';
-export interface Session {
-  expires_at: string;
-  /** The session ends here whatever happens (the idle deadline before it slides while used). */
-  absolute_expires_at: string;
-  user: { id: string; email: string };
-  org: { id: string; name: string };
-  role: Role;
-  /** Sent as X-CSRF-Token with every write. */
-  csrf_token: string;
-  /** The org requires two-factor sign-in and this person has not set it up yet. */
-  mfa_enrolment_required?: true;
-}
+export type { Role, Session };
 
 const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 

@@ -1,7 +1,7 @@
 // The org's sites and the one being looked at (kept for the tab, like the session).
 import { computed, signal } from '@preact/signals';
 import { api } from './api.ts';
-import type { Site } from './types.ts';
+import type { Site, SiteList } from '../api/types.ts';
 
 const KEY = 'mallard.site';
 export const sites = signal<Site[] | null>(null);
@@ -15,7 +15,7 @@ export function chooseSite(id: string) {
 
 /** Loads the sites and keeps the chosen one if it still exists, else the first. */
 export async function loadSites(): Promise<Site[]> {
-  const { sites: list } = await api.get<{ sites: Site[] }>('/manage/sites');
+  const { sites: list } = await api.get<SiteList>('/manage/sites');
   sites.value = list;
   if (!list.some((s) => s.id === siteId.value)) {
     if (list[0]) chooseSite(list[0].id);

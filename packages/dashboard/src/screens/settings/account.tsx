@@ -3,8 +3,9 @@
 // this browser stays signed in on a new session.
 import { useState } from 'preact/hooks';
 import { PASSWORD_MIN } from '../../lib/password.ts';
+import type { PasswordChanged } from '../../api/types.ts';
 import { api } from '../../state/api.ts';
-import { session, startSession, type Session } from '../../state/session.ts';
+import { session, startSession } from '../../state/session.ts';
 import { ActionOutcome, useAction } from '../../components/async.tsx';
 
 
@@ -19,7 +20,7 @@ export function AccountSection(_: { site: string | null }) {
     e.preventDefault();
     if (next !== again) return;
     void action.run(async () => {
-      const result = await api.post<{ ended_sessions: number; session: Session | null }>('/auth/change-password', { current_password: current, password: next });
+      const result = await api.post<PasswordChanged>('/auth/change-password', { current_password: current, password: next });
       if (result.session) startSession(result.session);
       setCurrent('');
       setNext('');

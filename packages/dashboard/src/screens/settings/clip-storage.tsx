@@ -2,24 +2,12 @@
 // long they are kept: GET /v1/manage/site/{id}/clips; admins change the retention and the
 // budget with PATCH /v1/manage/site/{id} (clip_retention_days, clip_daily_bytes).
 import { useState } from 'preact/hooks';
+import type { ClipUsage } from '../../api/types.ts';
 import { api } from '../../state/api.ts';
 import { canAdmin } from '../../state/session.ts';
 import { ActionOutcome, Async, useAction, useApi } from '../../components/async.tsx';
 import { Time } from '../../components/bits.tsx';
 import { bytes, num, percent } from '../../lib/format.ts';
-
-export interface ClipUsage {
-  site_id: string;
-  clip_retention_days: number;
-  effective_clip_retention_days: number;
-  clip_daily_bytes: number;
-  clips: number;
-  snapshots: number;
-  bytes: number;
-  today_bytes: number;
-  today_from: string;
-  accepting: boolean;
-}
 
 const MIB = 1024 * 1024;
 

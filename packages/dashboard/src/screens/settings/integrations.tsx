@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import type { IntegrationList } from '../../api/types.ts';
 import { api } from '../../state/api.ts';
 import { route } from '../../state/router.ts';
 import { canAdmin } from '../../state/session.ts';
@@ -8,10 +9,9 @@ import { ConfirmButton } from '../../components/forms.tsx';
 import { apiFieldIssue, controlProps, Field } from '../../components/fields.tsx';
 import { PROVIDER_FIELDS } from '../../lib/integration-fields.ts';
 
-interface Integration { id: string; provider: string; config: Record<string, string>; created_at: string }
 
 export function IntegrationsSection({ site }: { site: string | null }) {
-  const list = useApi(() => api.get<{ integrations: Integration[] }>('/manage/integrations', { site_id: site }), [site]);
+  const list = useApi(() => api.get<IntegrationList>('/manage/integrations', { site_id: site }), [site]);
   const action = useAction();
   return (
     <>

@@ -1,11 +1,11 @@
 import { useState } from 'preact/hooks';
+import type { ApiKeyList, NewApiKey } from '../../api/types.ts';
 import { api } from '../../state/api.ts';
 import { canAdmin } from '../../state/session.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../../components/async.tsx';
 import { Badge, Time } from '../../components/bits.tsx';
 import { Checkboxes, ConfirmButton, ShownOnce } from '../../components/forms.tsx';
 
-interface Key { id: string; site_id: string | null; key_type: string; name: string | null; scopes: string[]; key_hint: string; created_at: string; expires_at: string | null; status: 'active' | 'expired' | 'revoked' }
 const SCOPES = ['ingest:write', 'query:read', 'manage:write', 'mcp:read', 'webhook:write'] as const;
 
 export function KeysSection({ site }: { site: string | null }) {
@@ -14,7 +14,7 @@ export function KeysSection({ site }: { site: string | null }) {
 }
 
 function KeysAdmin({ site }: { site: string | null }) {
-  const keys = useApi(() => api.get<{ keys: Key[] }>('/manage/keys', { site_id: site }), [site]);
+  const keys = useApi(() => api.get<ApiKeyList>('/manage/keys', { site_id: site }), [site]);
   const action = useAction();
   const [type, setType] = useState('secret');
   const [name, setName] = useState('');
@@ -27,7 +27,7 @@ function KeysAdmin({ site }: { site: string | null }) {
       const body: Record<string, unknown> = { key_type: type, site_id: site };
       if (name.trim()) body.name = name.trim();
       if (type === 'secret') body.scopes = scopes;
-      const key = await api.post<Key & { key: string }>('/manage/keys', body);
+      const key = await api.post<NewApiKey>('/manage/keys', body);
       setCreated(key.key);
       keys.reload();
     });

@@ -1,15 +1,15 @@
 import { useState } from 'preact/hooks';
+import type { MemberList, NewMember, TwoFactorReset } from '../../api/types.ts';
 import { api } from '../../state/api.ts';
 import { canAdmin, session } from '../../state/session.ts';
 import { ActionOutcome, Async, useAction, useApi } from '../../components/async.tsx';
 import { Badge } from '../../components/bits.tsx';
 import { ConfirmButton, ShownOnce } from '../../components/forms.tsx';
 
-interface Member { id: string; email: string; role: string; status: string }
 const ROLES = ['viewer', 'member', 'admin', 'owner'];
 
 export function MembersSection(_: { site: string | null }) {
-  const members = useApi(() => api.get<{ members: Member[] }>('/manage/members'), []);
+  const members = useApi(() => api.get<MemberList>('/manage/members'), []);
   const action = useAction();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState('member');
@@ -20,7 +20,7 @@ export function MembersSection(_: { site: string | null }) {
     e.preventDefault();
     setInvite(null);
     void action.run(async () => {
-      const m = await api.post<Member & { invitation?: { token: string; emailed?: boolean } }>('/manage/members', { email: email.trim(), role });
+      const m = await api.post<NewMember>('/manage/members', { email: email.trim(), role });
       if (m.invitation) setInvite({ token: m.invitation.token, emailed: m.invitation.emailed === true });
       setEmail('');
       members.reload();
@@ -50,7 +50,7 @@ export function MembersSection(_: { site: string | null }) {
                       {' '}{/* A lost phone: clears their two-factor sign-in (only an owner resets an owner's; the API says so). */}
                       <ConfirmButton label="Reset two-factor" question={`Clear two-factor sign-in for ${m.email}? They sign in with their password alone until they set it up again.`} disabled={action.busy}
                         onConfirm={() => { setResetNote(null); void action.run(async () => {
-                          const r = await api.post<{ was_enabled: boolean }>(`/manage/members/${m.id}/reset-2fa`, undefined);
+                          const r = await api.post<TwoFactorReset>(`/manage/members/${m.id}/reset-2fa`, undefined);
                           setResetNote(r.was_enabled
                             ? `Two-factor sign-in cleared for ${m.email}: they sign in with their password and set it up again.`
                             : `${m.email} had no two-factor sign-in; nothing changed.`);

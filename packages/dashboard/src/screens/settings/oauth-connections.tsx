@@ -1,6 +1,7 @@
 // The applications connected over OAuth (an assistant that signed in instead of using a key):
 // yours, and for admins everyone's in the org, each with its scope, when it was approved and
 // last used, and Revoke (its access and refresh tokens stop at once).
+import type { OAuthConnectionList } from '../../api/types.ts';
 import { api } from '../../state/api.ts';
 import { canAdmin } from '../../state/session.ts';
 import { sites } from '../../state/site.ts';
@@ -8,15 +9,10 @@ import { ActionOutcome, Async, Empty, useAction, useApi } from '../../components
 import { Time } from '../../components/bits.tsx';
 import { ConfirmButton } from '../../components/forms.tsx';
 
-interface Connection {
-  id: string; client_id: string; client_name: string; redirect_uri: string; user: { id: string; email: string };
-  site_id: string | null; access: 'read' | 'write'; created_at: string; last_used_at: string | null;
-}
-
 const siteName = (id: string | null) => (id === null ? 'every site' : sites.value?.find((s) => s.id === id)?.name ?? 'a deleted site');
 
 function ConnectionTable({ path, revokePath, showUser, what }: { path: string; revokePath: string; showUser: boolean; what: string }) {
-  const list = useApi(() => api.get<{ connections: Connection[] }>(path), [path]);
+  const list = useApi(() => api.get<OAuthConnectionList>(path), [path]);
   const action = useAction();
   return (
     <>

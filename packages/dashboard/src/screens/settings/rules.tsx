@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import type { AlertRule, AlertRuleList, IntegrationList } from '../../api/types.ts';
 import { api } from '../../state/api.ts';
 import { href } from '../../state/router.ts';
 import { canAdmin } from '../../state/session.ts';
@@ -10,7 +11,6 @@ import { checkSchema, issuesByControl, type Issue } from '../../lib/schema-check
 import { CONFIG_FIELDS, SITE_LEVEL, THRESHOLDS, TRIGGERS, triggerSchema, type Trigger } from '../../lib/rule-triggers.ts';
 import { num, words } from '../../lib/format.ts';
 
-interface Rule { id: string; name: string; trigger_type: Trigger; threshold: number; cooldown_minutes: number; channels: string[]; page_pattern: string | null; slack_channel: string | null; config: Record<string, unknown>; enabled: boolean; undeliverable_channels: string[] }
 const CHANNELS = ['webhook', 'email', 'slack', 'pagerduty', 'mcp'] as const;
 /** The channels that deliver only through a connected integration of the site, by their provider's name. */
 const NEEDS_INTEGRATION: Record<string, string> = { slack: 'Slack', pagerduty: 'PagerDuty' };
@@ -38,8 +38,8 @@ export function ChannelWarning({ missing }: { missing: string[] }) {
 }
 
 export function RulesSection({ site }: { site: string | null }) {
-  const rules = useApi(() => api.get<{ rules: Rule[] }>('/manage/alert-rules', { site_id: site }), [site]);
-  const integrations = useApi(() => api.get<{ integrations: { provider: string }[] }>('/manage/integrations', { site_id: site }), [site]);
+  const rules = useApi(() => api.get<AlertRuleList>('/manage/alert-rules', { site_id: site }), [site]);
+  const integrations = useApi(() => api.get<IntegrationList>('/manage/integrations', { site_id: site }), [site]);
   const action = useAction();
   const [editing, setEditing] = useState<string | null>(null);
   const admin = canAdmin.value;
@@ -97,7 +97,7 @@ function controlOf(field: string): Control {
   return 'form';
 }
 
-const initialForm = (rule?: Rule) => ({
+const initialForm = (rule?: AlertRule) => ({
   name: rule?.name ?? '', trigger_type: rule?.trigger_type ?? 'spike' as Trigger, threshold: rule ? String(rule.threshold) : '10',
   page_pattern: rule?.page_pattern ?? '*', cooldown_minutes: rule ? String(rule.cooldown_minutes) : '60', slack_channel: rule?.slack_channel ?? '',
   recipients: Array.isArray(rule?.config.recipients) ? (rule.config.recipients as string[]).join('\n') : '',
@@ -105,7 +105,7 @@ const initialForm = (rule?: Rule) => ({
 });
 
 /** Creates a rule, or edits `rule`: one control per field, the trigger's own settings, a message by each control. */
-function RuleForm({ site, rule, wouldFail, done }: { site: string | null; rule?: Rule; wouldFail(channels: string[]): string[]; done(): void }) {
+function RuleForm({ site, rule, wouldFail, done }: { site: string | null; rule?: AlertRule; wouldFail(channels: string[]): string[]; done(): void }) {
   const action = useAction();
   const [form, setForm] = useState(() => initialForm(rule));
   const [channels, setChannels] = useState<string[]>(rule?.channels ?? ['webhook']);

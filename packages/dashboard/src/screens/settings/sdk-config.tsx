@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
+import type { SdkConfigEnvironment, SdkConfigs } from '../../api/types.ts';
 import { api } from '../../state/api.ts';
 import { canAdmin } from '../../state/session.ts';
 import { requestSchema } from '../../state/openapi.ts';
@@ -9,14 +10,13 @@ import { checkSchema, issuesByControl } from '../../lib/schema-check.ts';
 import { ClipStorage } from './clip-storage.tsx';
 import { controlOf, fromConfig, patchBetween, toConfig, type Config, type Control, type Values } from '../../lib/sdk-config-form.ts';
 
-interface SdkConfig { environment: string; config: Config; updated_at: string | null }
 const PATCH_PATH = '/v1/manage/sdk-config/{environment}';
 
 /** Messages by control; `form` for what belongs to no one control, `json` for the advanced view. */
 type Errors = Partial<Record<Control | 'form' | 'json', string>>;
 
 export function SdkConfigSection({ site }: { site: string | null }) {
-  const configs = useApi(() => api.get<{ environments: SdkConfig[] }>('/manage/sdk-config', { site_id: site }), [site]);
+  const configs = useApi(() => api.get<SdkConfigs>('/manage/sdk-config', { site_id: site }), [site]);
   return (
     <>
       <h2>SDK config</h2>
@@ -40,7 +40,7 @@ export function SdkConfigSection({ site }: { site: string | null }) {
   );
 }
 
-function SdkConfigForm({ site, environments, saved }: { site: string | null; environments: SdkConfig[]; saved(): void }) {
+function SdkConfigForm({ site, environments, saved }: { site: string | null; environments: SdkConfigEnvironment[]; saved(): void }) {
   const action = useAction();
   const [environment, setEnvironment] = useState('production');
   const stored = environments.find((e) => e.environment === environment.trim())?.config ?? {};

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api } from '../../state/api.ts';
 import { canAdmin } from '../../state/session.ts';
 import { chooseSite, loadSites, sites } from '../../state/site.ts';
-import type { Site } from '../../state/types.ts';
+import type { Site } from '../../api/types.ts';
 import { ActionOutcome, Empty, useAction } from '../../components/async.tsx';
 import { Time } from '../../components/bits.tsx';
 import { ConfirmButton } from '../../components/forms.tsx';

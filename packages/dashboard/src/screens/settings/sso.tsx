@@ -3,6 +3,7 @@
 // field stays empty and an empty field keeps the stored one. The callback URL to register at the
 // provider is shown beside the form.
 import { useEffect, useState } from 'preact/hooks';
+import type { SsoConnection } from '../../api/types.ts';
 import { api, ApiError } from '../../state/api.ts';
 import { canAdmin } from '../../state/session.ts';
 import { ActionOutcome, ErrorNote, Loading, useAction, useApi } from '../../components/async.tsx';
@@ -10,16 +11,12 @@ import { CopyButton } from '../../components/bits.tsx';
 import { ConfirmButton } from '../../components/forms.tsx';
 import { parseDomains } from '../../lib/sso.ts';
 
-interface Connection {
-  org_id: string; issuer: string; client_id: string; client_secret_set: true; email_domains: string[];
-  jit: boolean; default_role: string; required: boolean; enabled: boolean; callback_url: string; created_at: string; updated_at: string;
-}
 const JIT_ROLES = ['viewer', 'member', 'admin'];
 
 /** The connection, or null when none is set up (the API's 404 `sso_not_configured`). */
-async function loadConnection(): Promise<Connection | null> {
+async function loadConnection(): Promise<SsoConnection | null> {
   try {
-    return await api.get<Connection>('/manage/sso');
+    return await api.get<SsoConnection>('/manage/sso');
   } catch (err) {
     if (err instanceof ApiError && err.code === 'sso_not_configured') return null;
     throw err;
@@ -62,7 +59,7 @@ function SsoForm() {
   const save = (e: Event) => {
     e.preventDefault();
     void action.run(async () => {
-      await api.put<Connection>('/manage/sso', {
+      await api.put<SsoConnection>('/manage/sso', {
         issuer: issuer.trim(), client_id: clientId.trim(), ...(secret ? { client_secret: secret } : {}),
         email_domains: parseDomains(domains), jit, default_role: role, required, enabled,
       });

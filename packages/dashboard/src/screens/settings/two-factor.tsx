@@ -4,14 +4,13 @@
 // under the strict CSP) and the secret for typing by hand; enabling shows ten recovery codes
 // once. `enrolling`: the org requires it and the person has none yet, so this is all they can do.
 import { useState } from 'preact/hooks';
+import type { OrgSettings, RecoveryCodes, TwoFactorEnabled, TwoFactorSetup, TwoFactorStatus } from '../../api/types.ts';
 import { api, ApiError } from '../../state/api.ts';
 import { canAdmin, session, startSession } from '../../state/session.ts';
 import { ActionOutcome, Async, ErrorNote, useAction, useApi } from '../../components/async.tsx';
 import { Time, CopyButton } from '../../components/bits.tsx';
 import { codeProblem, groupSecret, qrShape, recoveryCodesText, REQUIRE_2FA_LABELS } from '../../lib/two-factor.ts';
 
-interface Status { enabled: boolean; confirmed_at: string | null; recovery_codes_left: number; required: boolean }
-interface Setup { secret: string; otpauth_url: string; qr_svg: string }
 type Policy = keyof typeof REQUIRE_2FA_LABELS;
 
 function Explained({ error, what }: { error: ApiError | null; what: string }) {
@@ -55,15 +54,15 @@ function CodeInput({ id, value, onInput, label = 'Code from your authenticator a
 
 /** Not set up yet: start, scan, confirm; then the recovery codes. */
 function Enrol({ onEnabled }: { onEnabled(codes: string[]): void }) {
-  const [setup, setSetup] = useState<Setup | null>(null);
+  const [setup, setSetup] = useState<TwoFactorSetup | null>(null);
   const [code, setCode] = useState('');
   const start = useAction();
   const confirm = useAction();
-  const begin = () => void start.run(async () => { setSetup(await api.post<Setup>('/auth/2fa/setup', undefined)); setCode(''); });
+  const begin = () => void start.run(async () => { setSetup(await api.post<TwoFactorSetup>('/auth/2fa/setup', undefined)); setCode(''); });
   const enable = (e: Event) => {
     e.preventDefault();
     void confirm.run(async () => {
-      const result = await api.post<{ enabled: true; recovery_codes: string[] }>('/auth/2fa/enable', { code });
+      const result = await api.post<TwoFactorEnabled>('/auth/2fa/enable', { code });
       onEnabled(result.recovery_codes);
     });
   };
@@ -95,7 +94,7 @@ function Enrol({ onEnabled }: { onEnabled(codes: string[]): void }) {
 }
 
 /** Already on: status, new recovery codes, turning it off. */
-function Enabled({ status, reload }: { status: Status; reload(): void }) {
+function Enabled({ status, reload }: { status: TwoFactorStatus; reload(): void }) {
   const [codes, setCodes] = useState<string[] | null>(null);
   const [regenCode, setRegenCode] = useState('');
   const [password, setPassword] = useState('');
@@ -105,7 +104,7 @@ function Enabled({ status, reload }: { status: Status; reload(): void }) {
   const regenerate = (e: Event) => {
     e.preventDefault();
     void regen.run(async () => {
-      setCodes((await api.post<{ recovery_codes: string[] }>('/auth/2fa/recovery-codes', { code: regenCode })).recovery_codes);
+      setCodes((await api.post<RecoveryCodes>('/auth/2fa/recovery-codes', { code: regenCode })).recovery_codes);
       setRegenCode('');
     });
   };
@@ -146,7 +145,7 @@ function Enabled({ status, reload }: { status: Status; reload(): void }) {
 
 /** Admins: who the org requires two-factor sign-in of. */
 function OrgPolicy() {
-  const settings = useApi(() => api.get<{ require_2fa: Policy }>('/manage/settings'), []);
+  const settings = useApi(() => api.get<OrgSettings>('/manage/settings'), []);
   const save = useAction();
   const change = (value: Policy) => void save.run(async () => {
     await api.patch('/manage/settings', { require_2fa: value });
@@ -171,7 +170,7 @@ function OrgPolicy() {
 }
 
 export function TwoFactorSection({ enrolling = false }: { site?: string | null; enrolling?: boolean }) {
-  const status = useApi(() => api.get<Status>('/auth/2fa'), []);
+  const status = useApi(() => api.get<TwoFactorStatus>('/auth/2fa'), []);
   const [codes, setCodes] = useState<string[] | null>(null);
   const finishEnrolment = () => {
     const s = session.value;

@@ -1,19 +1,18 @@
 import { useState } from 'preact/hooks';
+import type { DeliveryList, NewWebhook, TestDelivery, Webhook, WebhookList } from '../../api/types.ts';
 import { api } from '../../state/api.ts';
 import { canAdmin } from '../../state/session.ts';
 import { ActionOutcome, Async, Empty, useAction, useApi } from '../../components/async.tsx';
 import { Badge, Time } from '../../components/bits.tsx';
 import { Checkboxes, ConfirmButton, ShownOnce } from '../../components/forms.tsx';
 
-interface Webhook { id: string; url: string; events: string[]; enabled: boolean; created_at: string }
-interface Delivery { id: string; event_type: string; status: string; attempts: number; last_status_code: number | null; last_error: string | null; created_at: string; delivered_at: string | null }
 const EVENTS = ['issue.created', 'issue.updated', 'issue.regressed', 'issue.verified', 'alert.fired', 'alert.acknowledged', 'alert.investigating', 'alert.resolved', 'deploy.recorded', 'score.spike'] as const;
 
 function Deliveries({ hook }: { hook: Webhook }) {
-  const list = useApi(() => api.get<{ deliveries: Delivery[]; total: number }>(`/manage/webhooks/${hook.id}/deliveries`, { limit: 20 }), [hook.id]);
+  const list = useApi(() => api.get<DeliveryList>(`/manage/webhooks/${hook.id}/deliveries`, { limit: 20 }), [hook.id]);
   const action = useAction();
   const test = () => action.run(async () => {
-    const d = await api.post<Delivery>(`/manage/webhooks/${hook.id}/test`, undefined);
+    const d = await api.post<TestDelivery>(`/manage/webhooks/${hook.id}/test`, undefined);
     list.reload();
     if (d.status !== 'delivered') throw new Error(`The test was not delivered: ${d.last_error ?? `HTTP ${d.last_status_code ?? '?'}`}`);
   }, 'Test event delivered.');
@@ -39,7 +38,7 @@ function Deliveries({ hook }: { hook: Webhook }) {
 }
 
 export function WebhooksSection({ site }: { site: string | null }) {
-  const hooks = useApi(() => api.get<{ webhooks: Webhook[] }>('/manage/webhooks', { site_id: site }), [site]);
+  const hooks = useApi(() => api.get<WebhookList>('/manage/webhooks', { site_id: site }), [site]);
   const action = useAction();
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<string[]>(['alert.fired', 'issue.regressed']);
@@ -50,7 +49,7 @@ export function WebhooksSection({ site }: { site: string | null }) {
     e.preventDefault();
     setSecret(null);
     void action.run(async () => {
-      const hook = await api.post<Webhook & { secret?: string }>('/manage/webhooks', { site_id: site, url: url.trim(), events });
+      const hook = await api.post<NewWebhook>('/manage/webhooks', { site_id: site, url: url.trim(), events });
       if (hook.secret) setSecret(hook.secret);
       setUrl('');
       hooks.reload();
