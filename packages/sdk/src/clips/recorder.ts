@@ -8,6 +8,7 @@ import { randomHex } from '../identity.ts';
 import { AFTER_MS, BEFORE_MS, CHECKOUT_MS, ClipBuffer, FULL_SNAPSHOT, META, type RecordedEvent } from './buffer.ts';
 import type { ClipSignal, ClipsHost } from './host.ts';
 import { ClipPlan, type PendingClip } from './plan.ts';
+import { normalizePath, pageGroups } from './pages.ts';
 import { privacy, scrubEvent } from './privacy.ts';
 import { rememberSnapshot, wantsSnapshot } from './snapshots.ts';
 import { Uploader, type Outcome, type UploadBody } from './upload.ts';
@@ -37,8 +38,12 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
   let stopped = false;
   /** Set while a page snapshot is taken: collects its Meta and FullSnapshot events. */
   let capture: RecordedEvent[] | null = null;
+  /** Pages (as the server stores them) whose snapshot this page load has asked for. */
   const asked = new Set<string>();
   let path = win.location.pathname;
+  // Snapshots are wanted per page as the server stores it (`/orders/:id`), not per raw path.
+  const groups = pageGroups(host.pageGroups);
+  const pageHere = () => normalizePath(win.location.pathname, groups);
 
   const upload = async (fields: Omit<UploadBody, 'key' | 'sid' | 'vid' | 'env' | 'id' | 'meta'>): Promise<Outcome> => {
     const outcome = await uploader.send({
@@ -72,8 +77,8 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
   };
 
   const takeSnapshot = (page: string) => {
-    // The user moved on (an SPA route) before the page settled: it is asked for again there.
-    if (stopped || !snapshotsOn || win.location.pathname !== page) return void asked.delete(page);
+    // The user moved on (an SPA route to another page) before the page settled: it is asked for again there.
+    if (stopped || !snapshotsOn || pageHere() !== page) return void asked.delete(page);
     capture = [];
     try { record.takeFullSnapshot(true); } catch { /* not recording */ }
     const events = capture;
@@ -81,7 +86,7 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
     if (!events.some((e) => e.type === FULL_SNAPSHOT)) return;
     const root = doc.documentElement;
     void upload({
-      kind: 'snapshot', page, started_at: events[0].timestamp, ended_at: events[events.length - 1].timestamp,
+      kind: 'snapshot', page: win.location.pathname, started_at: events[0].timestamp, ended_at: events[events.length - 1].timestamp,
       width: Math.max(root.scrollWidth, doc.body?.scrollWidth ?? 0), height: Math.max(root.scrollHeight, doc.body?.scrollHeight ?? 0), events,
     }).then((outcome) => {
       if (outcome === 'stored' || outcome === 'refused') rememberSnapshot(config, page, store(), Date.now());
@@ -91,7 +96,7 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
 
   /** Checked at every checkout and whenever the path changed (an SPA route: its changes are recorded events). */
   const maybeSnapshot = (route = false) => {
-    const page = win.location.pathname;
+    const page = pageHere();
     if (stopped || !snapshotsOn || asked.has(page) || !wantsSnapshot(config, page, store(), Date.now())) return;
     asked.add(page);
     const settle = () => {
