@@ -4,8 +4,9 @@
 // with its reason and shows in the public SDK config, which also names the device class.
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeEvents } from '../src/features/clips/codec.ts';
+import { CLIP_STATE_CACHE_MS } from '../src/features/clips/usage.ts';
 import { DAY_MS } from '../src/domain/time.ts';
 import { bearer, eachDialect, useHarness, type Harness, type Org } from './helpers/harness.ts';
 import { clipBody, clipCount, hex16, IPHONE_UA, postClip, rrwebEvents, seedSession, snapshotBody, upload } from './helpers/clip-kit.ts';
@@ -244,6 +245,40 @@ eachDialect('clip uploads', ({ name }) => {
       expect(row.device).toBe('mobile');
       await enableClips(h, site, { enabled: false });
       expect((await publicClips(h, site)).clips).toEqual({ enabled: false });
+    });
+
+    it('reads the clip state once per site for a few seconds; a config change, a stored snapshot and a budget change show at once', async () => {
+      const site = await h.org('Clips config cache');
+      await enableClips(h, site);
+      const session = await seedSession(h, site);
+      // The clip state's reads: today's bytes and snapshots (clips), the elements with their clips (clip_signals), the budget (sites).
+      const spy = vi.spyOn(h.store.db, 'selectFrom');
+      /** The config as a page load gets it, and how many reads of the clip state it made. */
+      const configRead = async () => {
+        const before = spy.mock.calls.length;
+        const { clips } = await publicClips(h, site);
+        return { clips, reads: spy.mock.calls.slice(before).filter(([table]) => table === 'clips' || table === 'clip_signals').length };
+      };
+      try {
+        const first = await configRead();
+        expect(first).toMatchObject({ clips: { accepting: true }, reads: 3 });
+        for (let i = 0; i < 4; i++) expect(await configRead()).toEqual({ ...first, reads: 0 });
+        // The config itself is read afresh: a change shows on the next request, the state still cached.
+        await enableClips(h, site, { enabled: true, unmask: ['.price'] });
+        expect(await configRead()).toMatchObject({ clips: { unmask: ['.price'] }, reads: 0 });
+        // A stored snapshot writes a table the state read: the next request reads again and lists it.
+        await upload(h, snapshotBody(h, site, session));
+        expect(await configRead()).toMatchObject({ clips: { snapshots_taken: ['desktop:/checkout'] }, reads: 3 });
+        const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${site.site_id}`, headers: bearer(site.jwt), payload: { clip_daily_bytes: 1 } });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(await configRead()).toMatchObject({ clips: { accepting: false }, reads: 3 });
+        expect((await configRead()).reads).toBe(0);
+        // Past its time, it is read again.
+        h.clock.advance(CLIP_STATE_CACHE_MS);
+        expect((await configRead()).reads).toBe(3);
+      } finally {
+        spy.mockRestore();
+      }
     });
 
     it('validates the clips settings: unmask selectors are bounded strings, no unknown fields', async () => {
