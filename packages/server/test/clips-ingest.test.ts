@@ -6,11 +6,12 @@ import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeEvents } from '../src/features/clips/codec.ts';
+import { REFERENCES_RETRY_MS } from '../src/features/clips/ingest-routes.ts';
 import { CLIP_STATE_CACHE_MS } from '../src/features/clips/usage.ts';
 import { DAY_MS } from '../src/domain/time.ts';
 import { bearer, eachDialect, useHarness, type Harness, type Org } from './helpers/harness.ts';
 import { clipBody, clipCount, hex16, IPHONE_UA, postClip, rrwebEvents, seedSession, snapshotBody, upload } from './helpers/clip-kit.ts';
-import { CHROME_WINDOWS_UA } from './helpers/ingest-kit.ts';
+import { CHROME_WINDOWS_UA, hex32, postIngest } from './helpers/ingest-kit.ts';
 
 function expectError(res: { statusCode: number; json(): any; body: string }, status: number, code: string, field?: string) {
   expect(res.statusCode, res.body).toBe(status);
@@ -124,6 +125,21 @@ eachDialect('clip uploads', ({ name }) => {
     expectError(await postClip(h, snapshotBody(h, org, session, { signal_ids: session.signalIds })), 400, 'invalid_input', 'signal_ids');
     expectError(await postClip(h, snapshotBody(h, org, session, { events: rrwebEvents(now).slice(0, 1) })), 400, 'invalid_input', 'events');
     expect(await clipCount(h, org.site_id)).toBe(before);
+  });
+
+  it('stores a clip that arrives a moment before the batch with its session and signals (both sent as the page went away)', async () => {
+    const session = { sid: hex32(), vid: hex32(), signalIds: [hex16()] };
+    const now = h.clock.now();
+    const clip = postClip(h, clipBody(h, org, session));
+    await new Promise((resolve) => setTimeout(resolve, REFERENCES_RETRY_MS / 5));
+    const batch = await postIngest(h, {
+      key: org.keys.publishable, sid: session.sid, vid: session.vid, ts: now, meta: { ua: CHROME_WINDOWS_UA },
+      events: [{ type: 'signal', ts: now - 100, page: '/checkout', signal_type: 'form_abandonment', element: 'form#address', confidence: 1, id: session.signalIds[0] }],
+    });
+    expect(batch.statusCode, batch.body).toBe(202);
+    const res = await clip;
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json().data).toMatchObject({ stored: true, clip_id: expect.any(String) });
   });
 
   it('refuses a bad key, and a session or signals the key\'s site does not hold (404 with the field, nothing stored anywhere)', async () => {
