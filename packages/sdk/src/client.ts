@@ -124,7 +124,7 @@ export class Client {
       if (this.#state !== 'running' || this.#clips || !win.MallardClips) return;
       try {
         this.#clips = win.MallardClips({
-          endpoint: this.endpoint, key: this.#options.key, env: this.#options.environment, config: clips,
+          endpoint: this.endpoint, key: this.#options.key, env: this.#options.environment, config: clips, pageGroups: this.#remote.page_groups,
           sid: () => this.#sid(), vid: () => this.#identity?.visitorId(),
           flush: () => this.#transport.flush(), on: (listener) => this.onFriction(listener),
         });

@@ -32,6 +32,7 @@ export interface RemoteConfig {
   sample_rate?: number;
   signals?: Record<string, SignalSettings>;
   ignore_selectors?: string[];
+  page_groups?: { match: string; page: string }[];
   privacy?: { respect_dnt?: boolean; require_consent?: boolean; cookieless?: boolean };
   clips?: ClipsConfig;
 }

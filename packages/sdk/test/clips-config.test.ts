@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gunzipSync } from 'node:zlib';
 import { privacy, scrubEvent, stripQuery, validSelectors } from '../src/clips/privacy.ts';
 import { rememberSnapshot, utcDay, wantsSnapshot } from '../src/clips/snapshots.ts';
-import { MAX_WAITING, outcomeOf, RETRY_404_MS, Uploader, type UploadBody } from '../src/clips/upload.ts';
+import { KEEPALIVE_MAX, MAX_WAITING, outcomeOf, RETRY_404_MS, Uploader, type UploadBody } from '../src/clips/upload.ts';
 import { html } from './helpers.ts';
 
 describe('privacy', () => {
@@ -160,6 +160,30 @@ describe('uploads', () => {
     expect((init.headers as Record<string, string>)['content-encoding']).toBe('gzip');
     const sent = gunzipSync(Buffer.from(await (init.body as Blob).arrayBuffer())).toString('utf8');
     expect(JSON.parse(sent)).toEqual(body());
+  });
+
+  it('at exit: sends at once with keepalive, gzip-compressed synchronously, only what fits the keepalive limit', () => {
+    const { uploader, calls, order } = setup([]);
+    expect(uploader.atExit(body())).toBe(true);
+    // Handed to fetch before atExit returned: nothing waits for a later task (the page is going away).
+    expect(calls).toHaveLength(1);
+    expect(order).toEqual(['fetch']);
+    const { url, init } = calls[0];
+    expect(url).toBe('https://m.example/v1/ingest/clips');
+    expect(init).toMatchObject({ method: 'POST', credentials: 'omit', keepalive: true });
+    expect((init.headers as Record<string, string>)['content-encoding']).toBe('gzip');
+    expect(JSON.parse(gunzipSync(init.body as Uint8Array).toString('utf8'))).toEqual(body());
+    // Too large once compressed (random text does not shrink): not sent at all.
+    const noise = Array.from({ length: 20000 }, () => Math.random().toString(36).slice(2)).join('');
+    const large = { ...body(), events: [{ type: 4, timestamp: 1, data: { noise } }] };
+    expect(noise.length).toBeGreaterThan(KEEPALIVE_MAX);
+    expect(uploader.atExit(large)).toBe(false);
+    expect(calls).toHaveLength(1);
+    // A closed uploader (consent withdrawn) sends nothing; a fetch that throws is not the page's problem.
+    uploader.close();
+    expect(uploader.atExit(body())).toBe(false);
+    const broken = new Uploader({ url: 'https://m.example/v1/ingest/clips', fetch: () => { throw new TypeError('keepalive quota'); }, flush: async () => undefined });
+    expect(broken.atExit(body())).toBe(false);
   });
 
   it('falls back to plain JSON where CompressionStream is missing', async () => {

@@ -3,7 +3,8 @@
 // clips on; a visitor types into a field and rage-clicks a dead button; the SDK loads its clips
 // chunk from the server, sends one clip covering the rage click and a snapshot of the page;
 // both are read back through the public API, and nothing planted on the page or typed is in
-// what was stored.
+// what was stored. A form abandoned by navigating away (the signal fires as the page goes)
+// still gets its clip: cut at pagehide and sent with keepalive.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -33,6 +34,13 @@ const page = (sdkOrigin: string, key: string) => `<!doctype html><html><head><ti
 <div data-mallard-block><p>${PLANTED.blocked}</p></div>
 <img alt="${PLANTED.alt}" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">
 <button id="broken">Place order</button>
+</body></html>`;
+
+/** A page with a form, left by navigation before it is sent: form_abandonment at pagehide. */
+const formPage = (sdkOrigin: string, key: string) => `<!doctype html><html><head><title>Address</title>
+<script async src="${sdkOrigin}/sdk.js" data-key="${key}"></script></head><body>
+<form id="address" action="/away"><label>Street <input id="street" name="street"></label><button>Save</button></form>
+<a id="leave" href="/away">Somewhere else</a>
 </body></html>`;
 
 describe.skipIf(!chromiumReady)('friction clips from the SDK in Chromium to a real server', () => {
@@ -67,12 +75,17 @@ describe.skipIf(!chromiumReady)('friction clips from the SDK in Chromium to a re
       org: 'Clips shop', siteName: 'Shop', siteUrl: 'http://127.0.0.1', email: 'clips@example.com', password: 'clips-password-1',
     }, Date.now());
     fixture = createServer((req, res) => {
-      if (req.url !== '/checkout') return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(server.url, org.keys.publishable));
+      const html = req.url === '/checkout' ? page(server.url, org.keys.publishable)
+        : req.url === '/address' ? formPage(server.url, org.keys.publishable)
+          : req.url === '/away' ? '<!doctype html><title>Away</title><p>Elsewhere</p>' : null;
+      if (!html) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html);
     });
     await new Promise<void>((resolve) => fixture.listen(0, '127.0.0.1', resolve));
     shop = `http://127.0.0.1:${(fixture.address() as AddressInfo).port}`;
-    browser = await launchChromium();
+    // The browser's own agent is a desktop Chrome's: requests sent after a page is gone (keepalive,
+    // sendBeacon) carry it, not the context's, and HeadlessChrome is filed as a bot.
+    browser = await launchChromium([`--user-agent=${USER_AGENT}`]);
   }, 60_000);
 
   afterAll(async () => {
@@ -121,6 +134,44 @@ describe.skipIf(!chromiumReady)('friction clips from the SDK in Chromium to a re
     expect(snapshot.snapshot.type).toBe(2);
     const page = JSON.stringify(snapshot.snapshot);
     for (const secret of Object.values(PLANTED)) expect(page, secret).not.toContain(secret);
+    await context.close();
+  });
+
+  it('a form abandoned by navigating away leaves one clip covering the signal, sent as the page went', { timeout: 120_000 }, async () => {
+    const patched = await api('PATCH', `/manage/sdk-config/production?site_id=${org.site_id}`, { clips: { enabled: true } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const context = await browser.newContext({ userAgent: USER_AGENT, viewport: { width: 1280, height: 720 } });
+    const tab = await context.newPage();
+    await tab.goto(`${shop}/address`);
+    await tab.waitForFunction(() => 'MallardClips' in window);
+    await tab.fill('#street', 'Somewhere 1');
+    await new Promise((r) => setTimeout(r, 500));
+    // Away within the clip's 5 s after the signal: without the send at pagehide there is no clip.
+    const left = Date.now();
+    await tab.click('#leave');
+    await tab.waitForURL(`${shop}/away`);
+
+    const { clips } = await until('the form_abandonment clip', async () => {
+      const { body } = await api('GET', `/query/clips?site_id=${org.site_id}&signal_type=form_abandonment`);
+      return body.data.total > 0 ? body.data : null;
+    }, 20_000);
+    expect(clips).toHaveLength(1);
+    expect(clips[0]).toMatchObject({ page: '/address', signal_types: ['form_abandonment'] });
+    const signals = (await api('GET', `/query/raw?site_id=${org.site_id}&table=signals&limit=50`)).body.data.rows as { signal_type: string; occurred_at: string }[];
+    const signal = signals.find((s) => s.signal_type === 'form_abandonment');
+    expect(signal, 'the signal was stored').toBeDefined();
+    // occurred_at is the client's time corrected by the batch's clock (so later by its transit time,
+    // a few ms); the clip's times are the client's. The clip ends as the page went, at the signal.
+    const at = Date.parse(signal!.occurred_at);
+    expect(at).toBeGreaterThanOrEqual(Date.parse(clips[0].started_at));
+    expect(at).toBeLessThanOrEqual(Date.parse(clips[0].ended_at) + 1000);
+    // Cut as the page went, not 5 s after the signal.
+    expect(Date.parse(clips[0].ended_at)).toBeLessThan(left + 2000);
+    const stored = (await api('GET', `/query/clips/${clips[0].id}?site_id=${org.site_id}`)).body.data;
+    expect(stored.events.some((e: { type: number }) => e.type === 2), 'the clip starts from a full snapshot').toBe(true);
+    expect(JSON.stringify(stored.events)).not.toContain('Somewhere 1');
+    await new Promise((r) => setTimeout(r, 2000));
+    expect((await api('GET', `/query/clips?site_id=${org.site_id}&signal_type=form_abandonment`)).body.data.total).toBe(1);
     await context.close();
   });
 });

@@ -4,12 +4,14 @@
 // with its reason and shows in the public SDK config, which also names the device class.
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeEvents } from '../src/features/clips/codec.ts';
+import { REFERENCES_RETRY_MS } from '../src/features/clips/ingest-routes.ts';
+import { CLIP_STATE_CACHE_MS } from '../src/features/clips/usage.ts';
 import { DAY_MS } from '../src/domain/time.ts';
 import { bearer, eachDialect, useHarness, type Harness, type Org } from './helpers/harness.ts';
 import { clipBody, clipCount, hex16, IPHONE_UA, postClip, rrwebEvents, seedSession, snapshotBody, upload } from './helpers/clip-kit.ts';
-import { CHROME_WINDOWS_UA } from './helpers/ingest-kit.ts';
+import { CHROME_WINDOWS_UA, hex32, postIngest } from './helpers/ingest-kit.ts';
 
 function expectError(res: { statusCode: number; json(): any; body: string }, status: number, code: string, field?: string) {
   expect(res.statusCode, res.body).toBe(status);
@@ -123,6 +125,21 @@ eachDialect('clip uploads', ({ name }) => {
     expectError(await postClip(h, snapshotBody(h, org, session, { signal_ids: session.signalIds })), 400, 'invalid_input', 'signal_ids');
     expectError(await postClip(h, snapshotBody(h, org, session, { events: rrwebEvents(now).slice(0, 1) })), 400, 'invalid_input', 'events');
     expect(await clipCount(h, org.site_id)).toBe(before);
+  });
+
+  it('stores a clip that arrives a moment before the batch with its session and signals (both sent as the page went away)', async () => {
+    const session = { sid: hex32(), vid: hex32(), signalIds: [hex16()] };
+    const now = h.clock.now();
+    const clip = postClip(h, clipBody(h, org, session));
+    await new Promise((resolve) => setTimeout(resolve, REFERENCES_RETRY_MS / 5));
+    const batch = await postIngest(h, {
+      key: org.keys.publishable, sid: session.sid, vid: session.vid, ts: now, meta: { ua: CHROME_WINDOWS_UA },
+      events: [{ type: 'signal', ts: now - 100, page: '/checkout', signal_type: 'form_abandonment', element: 'form#address', confidence: 1, id: session.signalIds[0] }],
+    });
+    expect(batch.statusCode, batch.body).toBe(202);
+    const res = await clip;
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json().data).toMatchObject({ stored: true, clip_id: expect.any(String) });
   });
 
   it('refuses a bad key, and a session or signals the key\'s site does not hold (404 with the field, nothing stored anywhere)', async () => {
@@ -244,6 +261,40 @@ eachDialect('clip uploads', ({ name }) => {
       expect(row.device).toBe('mobile');
       await enableClips(h, site, { enabled: false });
       expect((await publicClips(h, site)).clips).toEqual({ enabled: false });
+    });
+
+    it('reads the clip state once per site for a few seconds; a config change, a stored snapshot and a budget change show at once', async () => {
+      const site = await h.org('Clips config cache');
+      await enableClips(h, site);
+      const session = await seedSession(h, site);
+      // The clip state's reads: today's bytes and snapshots (clips), the elements with their clips (clip_signals), the budget (sites).
+      const spy = vi.spyOn(h.store.db, 'selectFrom');
+      /** The config as a page load gets it, and how many reads of the clip state it made. */
+      const configRead = async () => {
+        const before = spy.mock.calls.length;
+        const { clips } = await publicClips(h, site);
+        return { clips, reads: spy.mock.calls.slice(before).filter(([table]) => table === 'clips' || table === 'clip_signals').length };
+      };
+      try {
+        const first = await configRead();
+        expect(first).toMatchObject({ clips: { accepting: true }, reads: 3 });
+        for (let i = 0; i < 4; i++) expect(await configRead()).toEqual({ ...first, reads: 0 });
+        // The config itself is read afresh: a change shows on the next request, the state still cached.
+        await enableClips(h, site, { enabled: true, unmask: ['.price'] });
+        expect(await configRead()).toMatchObject({ clips: { unmask: ['.price'] }, reads: 0 });
+        // A stored snapshot writes a table the state read: the next request reads again and lists it.
+        await upload(h, snapshotBody(h, site, session));
+        expect(await configRead()).toMatchObject({ clips: { snapshots_taken: ['desktop:/checkout'] }, reads: 3 });
+        const res = await h.app.inject({ method: 'PATCH', url: `/v1/manage/site/${site.site_id}`, headers: bearer(site.jwt), payload: { clip_daily_bytes: 1 } });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(await configRead()).toMatchObject({ clips: { accepting: false }, reads: 3 });
+        expect((await configRead()).reads).toBe(0);
+        // Past its time, it is read again.
+        h.clock.advance(CLIP_STATE_CACHE_MS);
+        expect((await configRead()).reads).toBe(3);
+      } finally {
+        spy.mockRestore();
+      }
     });
 
     it('validates the clips settings: unmask selectors are bounded strings, no unknown fields', async () => {

@@ -65,7 +65,7 @@ describe.skipIf(!chromiumReady)('two-factor sign-in in Chromium against a real s
     await page.click('#start-2fa');
     const shown = page.locator('#totp-secret');
     await shown.waitFor();
-    // The QR code is inline SVG shapes (no image, no data: URL under the CSP's img-src 'self').
+    // The QR code is inline SVG shapes (no image, no data: URL).
     expect(await page.locator('svg.qr path').count()).toBeGreaterThanOrEqual(2);
     expect(await page.locator('img').count()).toBe(0);
     const key = (await shown.getAttribute('data-secret'))!;

@@ -79,9 +79,14 @@ describe('dashboard routes', () => {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['referrer-policy']).toBe('no-referrer');
     }
-    expect(DASHBOARD_CSP).toContain("default-src 'self'");
-    expect(DASHBOARD_CSP).toContain("frame-ancestors 'none'");
-    expect(DASHBOARD_CSP).not.toMatch(/unsafe-inline|unsafe-eval|https?:/);
+    const directives = Object.fromEntries(DASHBOARD_CSP.split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+    expect(directives).toEqual({
+      'default-src': "'self'", 'script-src': "'self'", 'style-src': "'self'", 'font-src': "'self'", 'connect-src': "'self'",
+      // A recording's images and video (clips.allow_media) are on the site's origin: https: only, no plain http:.
+      'img-src': "'self' https: data:", 'media-src': "'self' https:",
+      'object-src': "'none'", 'base-uri': "'none'", 'form-action': "'self'", 'frame-ancestors': "'none'",
+    });
+    expect(DASHBOARD_CSP).not.toMatch(/unsafe-inline|unsafe-eval|http:|blob:|\*/);
   });
 
   it('redirects a browser opening / to /app/, while API clients keep the JSON 404', async () => {

@@ -1,6 +1,6 @@
 // Two-factor sign-in in the dashboard, the parts that need no DOM: the QR code the server sends
 // as SVG text turned into shapes to draw (no markup from the network is ever put into the
-// page, and the strict CSP, whose img-src allows no data: URL, stays as it is), what a typed
+// page, and no image is needed), what a typed
 // code looks like, and the sentences for the server's codes.
 
 export interface QrShape { viewBox: string; paths: { d: string; fill?: string; stroke?: string }[] }

@@ -28,6 +28,8 @@ export interface ClipsHost {
   key: string;
   env?: string;
   config: ClipsConfig;
+  /** The site's `page_groups` from the same config: the recorder names pages as the server stores them. */
+  pageGroups?: { match: string; page: string }[];
   /** The current session id (32 hex). */
   sid(): string;
   vid(): string | undefined;

@@ -2,12 +2,14 @@
 // a tier-1 or tier-2 signal schedules a clip from BEFORE_MS before it to AFTER_MS after it,
 // which other signals in that time join; a page not yet snapshotted today gets one masked full
 // snapshot once it has settled. The server's answers (and the config's `accepting`,
-// `full_elements`, `snapshots_taken`) say what it still wants.
+// `full_elements`, `snapshots_taken`) say what it still wants. When the page goes away (pagehide,
+// or hidden) before a clip's AFTER_MS are over, the clip is cut then and sent with keepalive.
 import { record } from '@rrweb/record';
 import { randomHex } from '../identity.ts';
 import { AFTER_MS, BEFORE_MS, CHECKOUT_MS, ClipBuffer, FULL_SNAPSHOT, META, type RecordedEvent } from './buffer.ts';
 import type { ClipSignal, ClipsHost } from './host.ts';
 import { ClipPlan, type PendingClip } from './plan.ts';
+import { normalizePath, pageGroups } from './pages.ts';
 import { privacy, scrubEvent } from './privacy.ts';
 import { rememberSnapshot, wantsSnapshot } from './snapshots.ts';
 import { Uploader, type Outcome, type UploadBody } from './upload.ts';
@@ -37,14 +39,21 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
   let stopped = false;
   /** Set while a page snapshot is taken: collects its Meta and FullSnapshot events. */
   let capture: RecordedEvent[] | null = null;
+  /** Pages (as the server stores them) whose snapshot this page load has asked for. */
   const asked = new Set<string>();
   let path = win.location.pathname;
+  // Snapshots are wanted per page as the server stores it (`/orders/:id`), not per raw path.
+  const groups = pageGroups(host.pageGroups);
+  const pageHere = () => normalizePath(win.location.pathname, groups);
 
-  const upload = async (fields: Omit<UploadBody, 'key' | 'sid' | 'vid' | 'env' | 'id' | 'meta'>): Promise<Outcome> => {
-    const outcome = await uploader.send({
-      key: host.key, sid: host.sid(), vid: host.vid(), env: host.env, id: randomHex(16),
-      meta: { viewport_w: win.innerWidth, viewport_h: win.innerHeight, ua: win.navigator.userAgent }, ...fields,
-    });
+  type Fields = Omit<UploadBody, 'key' | 'sid' | 'vid' | 'env' | 'id' | 'meta'>;
+  const bodyOf = (fields: Fields): UploadBody => ({
+    key: host.key, sid: host.sid(), vid: host.vid(), env: host.env, id: randomHex(16),
+    meta: { viewport_w: win.innerWidth, viewport_h: win.innerHeight, ua: win.navigator.userAgent }, ...fields,
+  });
+
+  const upload = async (fields: Fields): Promise<Outcome> => {
+    const outcome = await uploader.send(bodyOf(fields));
     if (outcome === 'stop') clipsOn = snapshotsOn = false;
     // The site's budget is spent: nothing more of that kind from this page load.
     if (outcome === 'budget') {
@@ -56,24 +65,54 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
     return outcome;
   };
 
-  const sendClip = (clip: PendingClip) => {
-    const cut = buffer.cut(clip.first - BEFORE_MS, clip.first + AFTER_MS);
-    if (stopped || !clipsOn || !cut) return;
-    void upload({
-      kind: 'clip', page: clip.page, signal_ids: clip.ids, started_at: cut.startedAt, ended_at: cut.endedAt,
+  /** The clip's fields, cut from `clip.first - BEFORE_MS` to `end`; null when nothing replayable is held. */
+  const clipFields = (clip: PendingClip, end: number) => {
+    const cut = buffer.cut(clip.first - BEFORE_MS, end);
+    if (!cut) return null;
+    return {
+      kind: 'clip' as const, page: clip.page, signal_ids: clip.ids, started_at: cut.startedAt, ended_at: cut.endedAt,
       width: win.innerWidth, height: win.innerHeight, events: cut.events,
-    });
+    };
+  };
+
+  /** Clips whose AFTER_MS are not over yet. */
+  const due = new Set<PendingClip>();
+
+  const sendClip = (clip: PendingClip) => {
+    if (!due.delete(clip)) return;
+    plan.close(clip);
+    const fields = stopped || !clipsOn ? null : clipFields(clip, clip.first + AFTER_MS);
+    if (fields) void upload(fields);
   };
 
   const onSignal = (signal: ClipSignal) => {
     if (stopped || !clipsOn) return;
     const clip = plan.add(signal, Date.now());
-    if (clip) later(() => { plan.close(clip); sendClip(clip); }, AFTER_MS);
+    if (!clip) return;
+    due.add(clip);
+    later(() => sendClip(clip), AFTER_MS);
   };
 
+  // The page is going away (or hidden, and may never be shown again): the clips still waiting
+  // for their AFTER_MS are cut now and handed to the browser, best effort. The core's listeners
+  // ran first (registered before this chunk loaded): the signals fired by leaving, and the
+  // core's last events, are already on their way.
+  const onLeave = (e: Event) => {
+    if (e.type === 'visibilitychange' && doc.visibilityState !== 'hidden') return;
+    const now = Date.now();
+    for (const clip of [...due]) {
+      due.delete(clip);
+      plan.close(clip);
+      const fields = stopped || !clipsOn ? null : clipFields(clip, Math.min(now, clip.first + AFTER_MS));
+      if (fields) uploader.atExit(bodyOf(fields));
+    }
+  };
+  win.addEventListener('pagehide', onLeave);
+  doc.addEventListener('visibilitychange', onLeave);
+
   const takeSnapshot = (page: string) => {
-    // The user moved on (an SPA route) before the page settled: it is asked for again there.
-    if (stopped || !snapshotsOn || win.location.pathname !== page) return void asked.delete(page);
+    // The user moved on (an SPA route to another page) before the page settled: it is asked for again there.
+    if (stopped || !snapshotsOn || pageHere() !== page) return void asked.delete(page);
     capture = [];
     try { record.takeFullSnapshot(true); } catch { /* not recording */ }
     const events = capture;
@@ -81,7 +120,7 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
     if (!events.some((e) => e.type === FULL_SNAPSHOT)) return;
     const root = doc.documentElement;
     void upload({
-      kind: 'snapshot', page, started_at: events[0].timestamp, ended_at: events[events.length - 1].timestamp,
+      kind: 'snapshot', page: win.location.pathname, started_at: events[0].timestamp, ended_at: events[events.length - 1].timestamp,
       width: Math.max(root.scrollWidth, doc.body?.scrollWidth ?? 0), height: Math.max(root.scrollHeight, doc.body?.scrollHeight ?? 0), events,
     }).then((outcome) => {
       if (outcome === 'stored' || outcome === 'refused') rememberSnapshot(config, page, store(), Date.now());
@@ -91,7 +130,7 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
 
   /** Checked at every checkout and whenever the path changed (an SPA route: its changes are recorded events). */
   const maybeSnapshot = (route = false) => {
-    const page = win.location.pathname;
+    const page = pageHere();
     if (stopped || !snapshotsOn || asked.has(page) || !wantsSnapshot(config, page, store(), Date.now())) return;
     asked.add(page);
     const settle = () => {
@@ -145,6 +184,9 @@ export function startClips(host: ClipsHost, win: Window = window): () => void {
     if (stopped) return;
     stopped = true;
     unsubscribe();
+    win.removeEventListener('pagehide', onLeave);
+    doc.removeEventListener('visibilitychange', onLeave);
+    due.clear();
     try { stopRecording?.(); } catch { /* already stopped */ }
     uploader.close();
     timers.forEach((timer) => clearTimeout(timer));

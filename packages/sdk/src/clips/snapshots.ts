@@ -1,4 +1,4 @@
-// Page snapshots: one per page path, device class and UTC day. The server lists what it already
+// Page snapshots: one per page (named as the server stores it, pages.ts), device class and UTC day. The server lists what it already
 // has (`snapshots_taken`, as of the config read); what this browser sent today is remembered in
 // localStorage, so a page viewed again (or in another tab) does not send another.
 import type { ClipsConfig } from './host.ts';

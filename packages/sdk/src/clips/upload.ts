@@ -3,6 +3,10 @@
 // A 404 may mean the signal batch is still on its way: the core queue is flushed again and the
 // upload retried once after RETRY_404_MS. A 429 is retried once after its Retry-After.
 // Everything else is final: 202 (stored, or a polite no), 401/403 (stop), other errors (drop).
+// When the page goes away, `atExit` hands an upload to the browser at once instead: compressed
+// synchronously (fflate; no async step runs after pagehide), sent with fetch keepalive when it
+// fits the browser's keepalive limit, its answer never read.
+import { gzipSync, strToU8 } from 'fflate';
 
 export const MAX_COMPRESSED = 1024 * 1024;
 export const MAX_JSON = 8 * 1024 * 1024;
@@ -11,6 +15,14 @@ export const RETRY_404_MS = 3000;
 export const MAX_RETRY_AFTER_MS = 60_000;
 /** Uploads waiting behind the one in flight; more are dropped (the page is producing friction faster than it can be sent). */
 export const MAX_WAITING = 3;
+/**
+ * The largest compressed upload sent as the page goes away. Chromium refuses keepalive requests
+ * whose bodies in flight add up to more than 64 KiB; the core's last events (sendBeacon) share
+ * that, so the clip leaves them room.
+ */
+export const KEEPALIVE_MAX = 60 * 1024;
+/** JSON longer than this is not even compressed at exit: rrweb's JSON shrinks about tenfold, so it would not fit. */
+export const KEEPALIVE_MAX_JSON = 1024 * 1024;
 
 export interface UploadBody {
   key: string; sid: string; vid?: string; env?: string; id: string; kind: 'clip' | 'snapshot'; page: string;
@@ -60,6 +72,27 @@ export class Uploader {
 
   /** Nothing more is sent, not even what waits (consent withdrawn, the recorder stopped). */
   close() { this.#closed = true; }
+
+  /**
+   * The page is going away: sends `body` now with keepalive, gzip-compressed synchronously, if it
+   * fits KEEPALIVE_MAX; true when it was handed to the browser. Nothing is retried or read back.
+   */
+  atExit(body: UploadBody): boolean {
+    if (this.#closed) return false;
+    try {
+      const json = JSON.stringify(body);
+      if (json.length > KEEPALIVE_MAX_JSON) return false;
+      const compressed = gzipSync(strToU8(json));
+      if (compressed.length > KEEPALIVE_MAX) return false;
+      this.#o.fetch(this.#o.url, {
+        method: 'POST', credentials: 'omit', keepalive: true, body: compressed,
+        headers: { 'content-type': 'text/plain;charset=UTF-8', 'content-encoding': 'gzip' },
+      }).catch(() => undefined);
+      return true;
+    } catch {
+      return false;
+    }
+  }
 
   /** Queues an upload behind the one in flight; resolves with its outcome (never rejects). */
   send(body: UploadBody): Promise<Outcome> {

@@ -66,7 +66,7 @@ describe.skipIf(!chromiumAvailable)('friction clips in Chromium', () => {
 
   beforeAll(async () => {
     mallard = await startMallard(await buildScriptTag(), await buildClips(), version);
-    site = await startSite({ '/checkout': CHECKOUT, '/other': OTHER, '/third': OTHER });
+    site = await startSite({ '/checkout': CHECKOUT, '/other': OTHER, '/third': OTHER, '/orders/4711': OTHER, '/u/ann': OTHER });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   });
 
@@ -192,6 +192,21 @@ describe.skipIf(!chromiumAvailable)('friction clips in Chromium', () => {
     await eventually(() => expect(snapshotsOf(key)).toHaveLength(3));
     await pause(3000);
     expect(snapshotsOf(key).map((u) => u.body.page)).toEqual(['/checkout', '/other', '/checkout/done']);
+    await close(context);
+  });
+
+  it('pages are named as the server stores them: a snapshot the server has as /orders/:id or a page group is not sent again', async () => {
+    const { key, context, open } = await visitor({ ...CLIPS_ON, snapshots_taken: ['desktop:/orders/:id', 'desktop:/account'] });
+    mallard.pageGroups.set(key, [{ match: '^/u/', page: '/account' }]);
+    // Each page stays long enough for its snapshot (taken within 2 s of load) had it been wanted.
+    await open('/orders/4711');
+    await pause(3000);
+    await open('/u/ann');
+    await pause(3000);
+    await open('/other');
+    await eventually(() => expect(snapshotsOf(key)).toHaveLength(1));
+    await pause(3000);
+    expect(snapshotsOf(key).map((u) => u.body.page)).toEqual(['/other']);
     await close(context);
   });
 

@@ -15,6 +15,8 @@ export interface MallardStandIn {
   base: string;
   /** `clips` of the public SDK config per publishable key (absent: clips off). */
   configs: Map<string, Record<string, unknown>>;
+  /** Per key, the config's `page_groups` (none when unset). */
+  pageGroups: Map<string, { match: string; page: string }[]>;
   /** Per key: 'budget' answers every upload with stored:false, reason budget. */
   answers: Map<string, 'store' | 'budget'>;
   signals(key: string): SentSignal[];
@@ -54,6 +56,7 @@ const stop = (server: Server) => new Promise<void>((resolve) => {
 
 export async function startMallard(script: string, chunk: string, version: string): Promise<MallardStandIn> {
   const configs = new Map<string, Record<string, unknown>>();
+  const pageGroups = new Map<string, { match: string; page: string }[]>();
   const answers = new Map<string, 'store' | 'budget'>();
   const signals = new Map<string, SentSignal[]>();
   const uploads = new Map<string, Upload[]>();
@@ -68,8 +71,8 @@ export async function startMallard(script: string, chunk: string, version: strin
       return res.writeHead(200, { 'content-type': 'text/javascript' }).end(chunk);
     }
     if (url.pathname === '/v1/sdk-config') {
-      const clips = configs.get(url.searchParams.get('key') ?? '');
-      return envelope(res, 200, { sample_rate: 1, signals: {}, ignore_selectors: [], privacy: {}, clips: clips ?? { enabled: false } });
+      const key = url.searchParams.get('key') ?? '';
+      return envelope(res, 200, { sample_rate: 1, signals: {}, ignore_selectors: [], page_groups: pageGroups.get(key) ?? [], privacy: {}, clips: configs.get(key) ?? { enabled: false } });
     }
     if (url.pathname === '/v1/ingest' && req.method === 'POST') {
       const batch = JSON.parse((await body(req)).toString('utf8')) as { key: string; sid: string; events: { type: string; id: string; ts: number; signal_type?: string }[] };
@@ -100,7 +103,7 @@ export async function startMallard(script: string, chunk: string, version: strin
   });
 
   return {
-    base, configs, answers,
+    base, configs, pageGroups, answers,
     signals: (key) => signals.get(key) ?? [],
     uploads: (key) => uploads.get(key) ?? [],
     chunkRequests: () => chunkRequests,

@@ -58,4 +58,5 @@ export function chromiumAvailable(suite: string): boolean {
   return false;
 }
 
-export const launchChromium = (): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+/** `args`: more command-line switches, e.g. `--user-agent=` (requests sent after a page is gone, keepalive ones, carry the browser's own agent, not a context's). */
+export const launchChromium = (args: string[] = []): Promise<Browser> => chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...args] });

@@ -2,6 +2,7 @@
 // ingest rules: the key (body or Bearer), the batch's site, the per-key ingest rate limit, the
 // site's allowed origins and the bot filter, in ingest's order (ingest/steps.ts), then the
 // upload's own checks (upload.ts). Its own scope: its own body parsers and limits, open CORS.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Static } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { openCors } from '../../http/cors.ts';
@@ -19,6 +20,13 @@ import { CLIP_BODY_LIMIT, CLIP_MAX_DEPTH, CLIP_WIRE_LIMIT, ClipUpload, ClipUploa
 import { checkUpload, clipPage, findReferences, prepareClip, storeClip, storedClip } from './upload.ts';
 
 const PATH = '/ingest/clips';
+
+/**
+ * A clip sent as its page went away (keepalive) travels beside the batch with its signals
+ * (sendBeacon) and may reach the server first: a session or signal not found is looked up once
+ * more after this long before the 404.
+ */
+export const REFERENCES_RETRY_MS = 500;
 
 type UploadResult = Static<typeof ClipUploadResult>;
 
@@ -79,7 +87,11 @@ export async function clipIngestRoutes(app: App) {
     // transaction (which checks for a duplicate again) takes it.
     const { pageGroups } = await loadIngestSettings(store.readDb, site.id, environment);
     const page = clipPage(upload.page, pageGroups);
-    const refs = await findReferences(store.readDb, site.id, upload);
+    const refs = await findReferences(store.readDb, site.id, upload).catch(async (err: unknown) => {
+      if (!(err instanceof AppError) || err.code !== 'not_found') throw err;
+      await sleep(REFERENCES_RETRY_MS);
+      return findReferences(store.readDb, site.id, upload);
+    });
     // A retry of a stored upload is answered before its events are compressed again.
     const earlier = await storedClip(store.readDb, site.id, upload.id);
     if (earlier) return ok({ id: upload.id, stored: false, reason: 'duplicate', clip_id: earlier.id, bytes: earlier.bytes });

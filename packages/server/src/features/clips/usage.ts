@@ -10,6 +10,7 @@ import type { ServiceContext } from '../../domain/context.ts';
 import type { ClipsConfig } from '../../domain/sdk-config.ts';
 import { siteInScope } from '../../domain/tenancy.ts';
 import { deviceClass } from '../../ingest/session.ts';
+import type { ReadCache } from '../../store/read-cache.ts';
 import type { Database } from '../../store/tables.ts';
 
 /** Bytes of the site's clips and snapshots created since `day`. */
@@ -19,14 +20,13 @@ async function bytesSince(db: Kysely<Database>, siteId: string, day: number): Pr
   return Number(row?.n ?? 0);
 }
 
-/**
- * The `clips` part of the public SDK config (GET /v1/sdk-config): `{ enabled: false }` when off;
- * when on, the masking settings plus what the server still takes today, and the device class it
- * files this user agent's uploads under.
- */
-export async function publicClipsConfig(db: Kysely<Database>, siteId: string, config: ClipsConfig | undefined, userAgent: string | null, now: number) {
-  if (!config?.enabled) return { enabled: false as const };
-  const day = utcDayStart(now);
+/** How long a site's clip state (below) is served again to the public SDK config; 0 when the read cache is off. */
+export const CLIP_STATE_CACHE_MS = 5000;
+
+/** What the server still takes today: the site's byte budget and what today's rows have used of it. */
+interface ClipState { budget: number; spent: number; full: string[]; taken: string[] }
+
+async function clipState(db: Kysely<Database>, siteId: string, day: number): Promise<ClipState> {
   const [site, spent, full, taken] = await Promise.all([
     db.selectFrom('sites').select('clip_daily_bytes').where('id', '=', siteId).executeTakeFirstOrThrow(),
     bytesSince(db, siteId, day),
@@ -39,12 +39,31 @@ export async function publicClipsConfig(db: Kysely<Database>, siteId: string, co
       .orderBy('created_at').limit(CLIP_CONFIG_LIST_MAX).execute(),
   ]);
   return {
+    budget: Number(site.clip_daily_bytes), spent,
+    full: full.map((r) => r.element), taken: [...new Set(taken.map((r) => `${r.device}:${r.page}`))],
+  };
+}
+
+/**
+ * The `clips` part of the public SDK config (GET /v1/sdk-config): `{ enabled: false }` when off;
+ * when on, the masking settings plus what the server still takes today, and the device class it
+ * files this user agent's uploads under. Every page load asks, so the clip state (four reads)
+ * comes through `cache` when given: one computation per site and UTC day for a few seconds,
+ * forgotten at once when this process writes a table it read (a clip stored, a budget changed;
+ * store/read-cache.ts). `config` itself is the caller's, read afresh.
+ */
+export async function publicClipsConfig(db: Kysely<Database>, siteId: string, config: ClipsConfig | undefined, userAgent: string | null, now: number, cache?: ReadCache) {
+  if (!config?.enabled) return { enabled: false as const };
+  const day = utcDayStart(now);
+  const compute = () => clipState(db, siteId, day);
+  const state = cache ? await cache.get(JSON.stringify(['clip-state', siteId, day]), now, compute) : await compute();
+  return {
     enabled: true as const,
     unmask: config.unmask ?? [],
     allow_media: config.allow_media ?? false,
-    accepting: spent < Number(site.clip_daily_bytes),
-    full_elements: full.map((r) => r.element),
-    snapshots_taken: [...new Set(taken.map((r) => `${r.device}:${r.page}`))],
+    accepting: state.spent < state.budget,
+    full_elements: state.full,
+    snapshots_taken: state.taken,
     device: deviceClass(userAgent),
   };
 }

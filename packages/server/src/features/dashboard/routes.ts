@@ -11,9 +11,15 @@ import { loadDashboard, type Dashboard, type DashboardFile } from './build.ts';
 export const DASHBOARD_PATH = '/app/';
 export const ENTRY_CACHE = 'no-cache';
 export const ASSET_CACHE = 'public, max-age=31536000, immutable';
-/** Same origin only, no inline script or style, no framing. */
+/**
+ * Same origin only, no inline script or style, no framing. One exception: images and media may
+ * come from any https: origin (and images from data:), so a recording of a site that allows
+ * media (`clips.allow_media`) shows its images and video, which are addresses on the site's
+ * origin, in the snapshot frame and the player. Those frames are sandboxed without scripts;
+ * scripts, styles, connections and frames stay same-origin (docs/dashboard.md, "Security").
+ */
 export const DASHBOARD_CSP = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self'", "font-src 'self'", "connect-src 'self'",
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' https: data:", "media-src 'self' https:", "font-src 'self'", "connect-src 'self'",
   "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
 ].join('; ');
 

@@ -9,6 +9,8 @@ import { Envelope, ok } from '../../http/envelope.ts';
 import { SdkConfigPatch, SdkConfigRecord } from '../../domain/sdk-config.ts';
 import { getPublicConfig, listConfigs, patchConfig } from './service.ts';
 import { CLIP_CONFIG_LIST_MAX, CLIPS_PER_ELEMENT_PER_DAY } from '../../domain/clips.ts';
+import { CLIP_STATE_CACHE_MS } from '../clips/usage.ts';
+import { ReadCache } from '../../store/read-cache.ts';
 import { DEVICE_TYPES } from '../../domain/read-window.ts';
 import { OneOf } from '../../domain/schema-parts.ts';
 
@@ -56,8 +58,15 @@ export async function sdkConfigRoutes(app: App) {
 
 /** GET /v1/sdk-config?key=svc_pub_...: public and cacheable, for the browser SDK. */
 export async function publicSdkConfigRoutes(app: App) {
-  const { store, clock, secrets, limiter } = app.services;
+  const { store, clock, secrets, limiter, config: settings } = app.services;
   openCors(app, '/sdk-config', 'GET');
+  // The clip state every page load asks for (features/clips/usage.ts), kept per site a few
+  // seconds longer than the read routes' answers, by the same rules (store/read-cache.ts): a
+  // write this process commits to a table it read forgets it at once. Other processes' writes
+  // (a retention run in a separate worker) show within CLIP_STATE_CACHE_MS.
+  const clipStateCache = new ReadCache({
+    changes: store.changes, maxAgeMs: settings.readCacheMs > 0 ? CLIP_STATE_CACHE_MS : 0, dataVersion: () => null, clock, maxEntries: 10_000,
+  });
 
   app.get('/sdk-config', {
     // Public, but the `key` it takes is checked like a credential: documented as one, and left
@@ -75,7 +84,7 @@ export async function publicSdkConfigRoutes(app: App) {
     const auth = await withFailedAuthLockout(limiter, request.ip, clock.now(), () => authenticate(store, secrets, key, clock.now()));
     // Only a publishable key belongs in a URL: a secret one would end up in caches and logs.
     if (auth.kind === 'key' && auth.keyType !== 'publishable') throw new AppError('missing_scope', 'Use the site\'s publishable key (svc_pub_); a secret key never goes in a URL', { required: ['ingest:write'] });
-    const config = await getPublicConfig({ ctx: { auth, db: store.db, now: clock.now() }, input: { ...request.query, userAgent: request.headers['user-agent'] ?? null } });
+    const config = await getPublicConfig({ ctx: { auth, db: store.db, now: clock.now(), readCache: clipStateCache }, input: { ...request.query, userAgent: request.headers['user-agent'] ?? null } });
     reply.header('cache-control', 'public, max-age=60');
     // The clips part names the device class of this User-Agent: a shared cache keeps one per agent.
     if (config.clips.enabled) reply.header('vary', 'user-agent');

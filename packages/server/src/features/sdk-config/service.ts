@@ -72,16 +72,17 @@ function publicConfig(siteId: string, environment: string, config: SdkConfig, up
 
 /**
  * The browser-safe config for a site's publishable key. The route authenticates the key
- * (public routes skip the auth hook), so the context is only the credential, the store and the
- * time; `userAgent` names the device class clips are filed under.
+ * (public routes skip the auth hook), so the context is only the credential, the store, the
+ * time and the cache of the clip state; `userAgent` names the device class clips are filed under.
  */
-export async function getPublicConfig({ ctx, input }: { ctx: Pick<ServiceContext, 'auth' | 'db' | 'now'>; input: { env?: string; userAgent: string | null } }) {
+export async function getPublicConfig({ ctx, input }: { ctx: Pick<ServiceContext, 'auth' | 'db' | 'now' | 'readCache'>; input: { env?: string; userAgent: string | null } }) {
   const { auth } = ctx;
   if (auth.kind !== 'key' || !auth.site || !auth.scopes.includes('ingest:write')) {
     throw new AppError('missing_scope', 'Use the site\'s publishable key', { required: ['ingest:write'] });
   }
   const environment = checkEnvironment(input.env ?? 'production');
   const { config, updatedAt } = await effectiveConfig(ctx.db, auth.site.id, environment);
-  const clips = await publicClipsConfig(ctx.db, auth.site.id, config.clips, input.userAgent, ctx.now);
+  // The config is read afresh (a change shows at once); only the clip state may come from the cache.
+  const clips = await publicClipsConfig(ctx.db, auth.site.id, config.clips, input.userAgent, ctx.now, ctx.readCache);
   return { ...publicConfig(auth.site.id, environment, config, updatedAt), clips };
 }
