@@ -29,7 +29,6 @@ import { redirectToDashboard, wantsDashboard } from './features/dashboard/routes
 import { registerOpenApi } from './http/openapi.ts';
 import { depthError, nulError } from './http/request-data.ts';
 import { collectRoutes } from './http/route-table.ts';
-import { IngestWriter } from './ingest/store-batch.ts';
 import { systemResolver, targetPolicy } from './delivery/targets.ts';
 import { FAULT_RETRY_AFTER_SECONDS, storeFault } from './store/store-faults.ts';
 
@@ -111,7 +110,6 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     ...deps,
     secrets: new Secrets(deps.config.secret, deps.config.previousSecret),
     metrics,
-    ingest: new IngestWriter(deps.store),
     targets: targetPolicy(deps.config, deps.resolver ?? systemResolver),
     warmUps: [],
   });

@@ -14337,7 +14337,13 @@ export interface operations {
                                  * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
                                  */
                                 id: string;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                site_id: string;
                                 rule_id: string | null;
+                                rule_name: string | null;
                                 /** @enum {string} */
                                 trigger_type: "spike" | "anomaly" | "new_page" | "trend" | "co_occurrence" | "positive" | "budget" | "revenue_threshold" | "stalled_signups";
                                 page: string | null;
@@ -14353,6 +14359,10 @@ export interface operations {
                                 score_after: number | null;
                                 condition_value: number | null;
                                 threshold: number;
+                                /** @description The page's score breakdown when the alert fired (empty for a site-wide trigger) */
+                                breakdown: {
+                                    [key: string]: unknown;
+                                }[];
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -14363,6 +14373,7 @@ export interface operations {
                                 investigating_at: string | null;
                                 resolved_at: string | null;
                                 resolved_reason: string | null;
+                                last_notified_at: string | null;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601, UTC
@@ -14382,23 +14393,37 @@ export interface operations {
                                  * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
                                  */
                                 id: string;
+                                /**
+                                 * @description UUID
+                                 * @example 01936f4e-8a4c-7b1a-9f3e-5a2b1c0d9e8f
+                                 */
+                                site_id: string;
                                 title: string;
                                 page: string;
                                 element_selector: string;
                                 element_label: string | null;
-                                /** @description The signal type */
+                                /** @description The signal type (the field is type, not signal_type) */
                                 type: string;
                                 /**
                                  * @description An issue's severity
                                  * @enum {string}
                                  */
                                 severity: "low" | "medium" | "high" | "critical";
+                                /** @description Computed 0-100 score (see docs/issues.md) */
                                 severity_score: number;
+                                /**
+                                 * @description computed, or manual when set by PATCH
+                                 * @enum {string}
+                                 */
+                                severity_source: "computed" | "manual";
                                 /** @enum {string} */
                                 status: "open" | "triaged" | "in_progress" | "verified" | "resolved" | "ignored" | "regressed";
                                 assigned_to: string | null;
+                                /** @description Signals since the issue was first seen */
                                 signal_count: number;
+                                /** @description Sessions affected over the last 24 hours (to the latest pipeline cycle) */
                                 session_count: number;
+                                /** @description Users affected over the last 24 hours (to the latest pipeline cycle) */
                                 user_count: number;
                                 /**
                                  * Format: date-time
@@ -14418,6 +14443,12 @@ export interface operations {
                                  * @description ISO 8601, UTC
                                  * @example 2026-11-02T12:00:00.000Z
                                  */
+                                status_changed_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601, UTC
+                                 * @example 2026-11-02T12:00:00.000Z
+                                 */
                                 created_at: string;
                                 /**
                                  * Format: date-time
@@ -14425,6 +14456,19 @@ export interface operations {
                                  * @example 2026-11-02T12:00:00.000Z
                                  */
                                 updated_at: string;
+                                ticket: {
+                                    provider: string;
+                                    id: string;
+                                    url: string;
+                                } | null;
+                                /** @description Users affected over the last 7 days (to the latest pipeline cycle): distinct visitors (else sessions) with this signal type on this element */
+                                users_7d: number;
+                                /** @description Monthly revenue at risk in cents of the site's currency (as /query/revenue estimates it); null when the site tracks no conversions or the estimate has too few sessions */
+                                revenue_at_risk_cents: number | null;
+                                /** @description What to fix first, 0-100 (one decimal): users affected in 7 days, severity, signal weight and revenue at risk (docs/issues.md, "Priority") */
+                                priority: number;
+                                /** @description The priority in words, e.g. "critical; 272 users in 7 days; $7,167/month at risk; rage click (weight 25)" */
+                                priority_reason: string;
                             }[];
                             recent_deploys: {
                                 /**

@@ -7,6 +7,7 @@ import type { Secrets } from '../auth/secrets.ts';
 import type { Config } from '../config.ts';
 import type { AlertsTable, Database } from '../store/tables.ts';
 import { integrationConfig } from '../domain/integrations.ts';
+import { alertsWithRuleName } from '../domain/records/alert.ts';
 import type { Payload } from '../events/jobs.ts';
 import { postJson, type SendResult } from './http-post.ts';
 import type { TargetPolicy } from './targets.ts';
@@ -62,8 +63,7 @@ const failed = (error: string): SendResult => ({ ok: false, statusCode: null, la
 
 /** Sends one notification within `timeoutMs`; `no_integration` when the channel is not set up (final: not retried). */
 export async function sendNotification(channel: Channel, payload: Payload<'notify.slack'>, deps: ChannelDeps, timeoutMs: number): Promise<SendResult & { final?: boolean }> {
-  const alert = await deps.db.selectFrom('alerts').leftJoin('alert_rules', 'alert_rules.id', 'alerts.rule_id')
-    .selectAll('alerts').select('alert_rules.name as rule_name').where('alerts.id', '=', payload.alert_id).executeTakeFirst();
+  const alert = await alertsWithRuleName(deps.db).where('alerts.id', '=', payload.alert_id).executeTakeFirst();
   if (!alert) return { ...failed('alert deleted'), final: true };
   if (channel === 'slack') {
     const config = await integrationConfig(deps.db, deps.secrets, alert.site_id, 'slack');

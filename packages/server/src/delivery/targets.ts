@@ -6,9 +6,9 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import type { Config } from '../config.ts';
 import { invalidInput } from '../domain/errors.ts';
+import type { ResolvedAddress, Resolver, TargetPolicy } from '../domain/outbound-targets.ts';
 
-export interface ResolvedAddress { address: string; family: 4 | 6 }
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+export type { ResolvedAddress, Resolver, TargetPolicy };
 
 export const systemResolver: Resolver = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
@@ -33,7 +33,6 @@ export function isPrivateAddress(address: string): boolean {
   return true; // not an address at all: refuse
 }
 
-export interface TargetPolicy { allowPrivate: boolean; requireHttps: boolean; resolve: Resolver }
 
 /** The URL's address to connect to, or 400 invalid_input naming `field`. */
 export async function checkTarget(raw: string, policy: TargetPolicy, field = 'url'): Promise<{ url: URL; address: ResolvedAddress }> {

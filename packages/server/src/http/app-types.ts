@@ -1,5 +1,7 @@
 // The types every route module shares, in a leaf module so that importing them never closes
-// a circle through app.ts (which imports every route).
+// a circle through app.ts (which imports every route). The services are what every face may
+// use, typed by the floors below the engine: an engine's own objects (the ingest writer) belong
+// to the face that drives it, not to this bag.
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.ts';
@@ -8,8 +10,7 @@ import type { Store } from '../store/db.ts';
 import type { Secrets } from '../auth/secrets.ts';
 import type { RateLimiter } from '../store/rate-limit.ts';
 import type { Metrics } from './metrics.ts';
-import type { IngestWriter } from '../ingest/store-batch.ts';
-import type { Resolver, TargetPolicy } from '../delivery/targets.ts';
+import type { Resolver, TargetPolicy } from '../domain/outbound-targets.ts';
 import type { RouteTable } from './route-table.ts';
 
 export interface AppDeps {
@@ -26,7 +27,7 @@ export interface AppDeps {
 }
 
 export interface Services extends AppDeps {
-  secrets: Secrets; metrics: Metrics; ingest: IngestWriter; targets: TargetPolicy;
+  secrets: Secrets; metrics: Metrics; targets: TargetPolicy;
   /** Work a started server finishes before its start returns (the dashboard's build), so none of it is cut short by a Ctrl-C after the start's last line. */
   warmUps: (() => Promise<unknown>)[];
 }

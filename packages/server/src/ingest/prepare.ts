@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { clampConfidence } from '../domain/signals.ts';
 import { cleanLabel, cleanSelector, heatmapPoint, hostOf, normalizePage, pageFromUrl, type PageGroup } from '../domain/normalize.ts';
-import { EVENT_CHECKS, firstFailure, type Batch, type EventType, type WireEvent } from './schemas.ts';
+import { firstFailure } from '../domain/validation-error.ts';
+import { EVENT_CHECKS, type Batch, type EventType, type WireEvent } from './schemas.ts';
 import { DAY_MS } from '../domain/time.ts';
 
 /** Imports may carry original timestamps up to this old. */

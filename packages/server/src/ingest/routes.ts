@@ -11,6 +11,7 @@ import { setRateLimitHeaders } from '../http/limits.ts';
 import { depthError } from '../http/request-data.ts';
 import { acceptIngestBodies } from '../http/ingest-bodies.ts';
 import { BatchDocument, INGEST_BODY_LIMIT } from './schemas.ts';
+import { IngestWriter } from './store-batch.ts';
 import {
   authenticate, authorize, checkOrigin, dropBots, loadSettings, prepare, rateLimit, resolveSite, storeBatch, validateBatch,
   type Ok, type Refusal,
@@ -31,7 +32,9 @@ const PATH = '/ingest';
 const INGEST_DOCS: RouteDocs = { body: BatchDocument, consumes: ['application/json', 'text/plain'] };
 
 export async function ingestRoutes(app: App) {
-  const { store, clock, limiter, secrets, config, metrics, ingest } = app.services;
+  const { store, clock, limiter, secrets, config, metrics } = app.services;
+  // One writer per app: concurrent batches of this route share its group commits.
+  const ingest = new IngestWriter(store);
 
   // sendBeacon can only send text/plain without a preflight; both carry JSON. Strings here
   // become PostgreSQL text, so NUL characters are replaced.

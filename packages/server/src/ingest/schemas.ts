@@ -105,11 +105,3 @@ export const EVENT_CHECKS = {
 } as const;
 
 export type EventType = keyof typeof EVENT_CHECKS;
-
-/** The first failing field of a value against a compiled check, as a dotted path. */
-export function firstFailure(check: { Errors(value: unknown): Iterable<{ path: string; message: string }> }, value: unknown) {
-  for (const error of check.Errors(value)) {
-    return { field: error.path.split('/').filter(Boolean).join('.') || 'body', reason: error.message };
-  }
-  return { field: 'body', reason: 'invalid' };
-}

@@ -16,7 +16,8 @@ import { DEVELOPMENT_ENVIRONMENTS, isBotUserAgent } from '../domain/normalize.ts
 import { loadIngestSettings, type IngestSettings } from '../domain/site-settings.ts';
 import { MINUTE_MS } from '../domain/time.ts';
 import { prepareEvents, type Rejection } from './prepare.ts';
-import { checkBatch, firstFailure, type Batch } from './schemas.ts';
+import { checkFailure } from '../domain/validation-error.ts';
+import { checkBatch, type Batch } from './schemas.ts';
 import type { IngestWriter, PendingBatch, StoredBatch } from './store-batch.ts';
 
 export interface Ok<T> { kind: 'ok'; value: T }
@@ -67,8 +68,7 @@ export interface IncomingBatch { batch: Batch; environment: string; userAgent: s
 /** The batch as a whole against the wire format (each event is checked alone in `prepare`). */
 export function validateBatch(sender: Sender): Ok<IncomingBatch> | Refusal {
   if (!checkBatch.Check(sender.body)) {
-    const { field, reason } = firstFailure(checkBatch, sender.body);
-    return refuse(new AppError('invalid_input', `${field}: ${reason}`, { field, reason }));
+    return refuse(checkFailure(checkBatch, sender.body));
   }
   const batch = sender.body;
   return ok({ batch, environment: batch.env ?? 'production', userAgent: batch.meta?.ua ?? sender.userAgent ?? null });

@@ -1,7 +1,8 @@
 // The alert as the query API returns it; webhook events carry the same record.
 import { Type } from '@sinclair/typebox';
+import type { Kysely } from 'kysely';
 import { iso, isoOrNull } from '../../clock.ts';
-import type { AlertsTable } from '../../store/tables.ts';
+import type { AlertsTable, Database } from '../../store/tables.ts';
 import { TRIGGER_TYPES } from '../alert-triggers.ts';
 import { AlertSeverityEnum, AlertStatusEnum, IsoTime, Nullable, NullableIsoTime, OneOf, OpenRecord, Uuid } from '../schema-parts.ts';
 
@@ -29,3 +30,7 @@ export function toAlertRecord(a: AlertsTable & { rule_name?: string | null }) {
     created_at: iso(a.created_at), updated_at: iso(a.updated_at),
   };
 }
+
+/** Alerts with their rule's name (null when the rule was deleted): the rows toAlertRecord takes. */
+export const alertsWithRuleName = (db: Kysely<Database>) => db.selectFrom('alerts').leftJoin('alert_rules', 'alert_rules.id', 'alerts.rule_id')
+  .selectAll('alerts').select('alert_rules.name as rule_name');

@@ -1,5 +1,6 @@
 // The issue as the query API lists it; webhook events carry the same record.
 import { Type, type Static } from '@sinclair/typebox';
+import { sql } from 'kysely';
 import { IsoTime, IssueStatusEnum, Nullable, NullableIsoTime, OneOf, SeverityEnum, Uuid } from '../schema-parts.ts';
 import { iso, isoOrNull } from '../../clock.ts';
 import type { UxIssue } from '../../store/tables.ts';
@@ -46,3 +47,6 @@ export function toIssueRecord(i: UxIssue): IssueRecord {
     users_7d: i.users_7d, revenue_at_risk_cents: i.revenue_at_risk_cents, priority: i.priority, priority_reason: i.priority_reason,
   };
 }
+
+/** The severities in order, most severe first, as SQL over ux_issues.severity. */
+export const SEVERITY_ORDER = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 else 3 end`;

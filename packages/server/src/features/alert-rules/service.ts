@@ -10,7 +10,7 @@ import { resolveSite, rowInTenant } from '../../domain/tenancy.ts';
 import type { AlertRulesTable } from '../../store/tables.ts';
 import { CONFIG_CHECKS, THRESHOLD_BOUNDS, type AlertRuleRecord, type CreateAlertRuleBody, type UpdateAlertRuleBody } from './schemas.ts';
 import type { TriggerType } from '../../domain/alert-triggers.ts';
-import { firstFailure } from '../../ingest/schemas.ts';
+import { checkFailure } from '../../domain/validation-error.ts';
 import { channelSetup, undeliverableChannels, type ChannelSetup } from '../../domain/channel-setup.ts';
 
 export function toRuleRecord(r: AlertRulesTable, setup: ChannelSetup): AlertRuleRecord {
@@ -35,10 +35,7 @@ function checkRule(trigger: TriggerType, threshold: number, pagePattern: string,
   if (pagePattern !== '*' && !pagePattern.startsWith('/')) throw invalidInput('page_pattern', 'must be *, a path, or a path ending in * for a prefix');
   if (pagePattern.slice(0, -1).includes('*')) throw invalidInput('page_pattern', 'may hold * only at its end');
   const check = CONFIG_CHECKS[trigger];
-  if (!check.Check(config)) {
-    const failure = firstFailure(check, config);
-    throw invalidInput(failure.field === 'body' ? 'config' : `config.${failure.field}`, failure.reason);
-  }
+  if (!check.Check(config)) throw checkFailure(check, config, 'config');
 }
 
 export async function listRules({ ctx, input, delivery }: { ctx: ServiceContext; input: { site_id?: string }; delivery: Delivery }): Promise<{ rules: AlertRuleRecord[] }> {

@@ -3,9 +3,8 @@ import { iso } from '../../clock.ts';
 import { cachedRead } from '../../domain/cached-read.ts';
 import type { ServiceContext } from '../../domain/context.ts';
 import { AppError } from '../../domain/errors.ts';
-import { toAlertRecord } from '../../domain/records/alert.ts';
+import { alertsWithRuleName, toAlertRecord } from '../../domain/records/alert.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
-import { alertsWithRuleName } from './alert-list.ts';
 
 export async function alertDetail({ ctx, input }: { ctx: ServiceContext; input: { alert_id: string; site_id?: string } }) {
   const site = await resolveSite(ctx, input.site_id);

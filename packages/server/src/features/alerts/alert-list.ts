@@ -1,15 +1,9 @@
 // A site's alerts, most recently fired first, as the query API lists them.
-import type { Kysely } from 'kysely';
 import { cachedRead } from '../../domain/cached-read.ts';
 import type { ServiceContext } from '../../domain/context.ts';
-import { toAlertRecord } from '../../domain/records/alert.ts';
+import { alertsWithRuleName, toAlertRecord } from '../../domain/records/alert.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
-import type { Database } from '../../store/tables.ts';
 import type { ListAlertsQuery } from './schemas.ts';
-
-/** Alerts with their rule's name. */
-export const alertsWithRuleName = (db: Kysely<Database>) => db.selectFrom('alerts').leftJoin('alert_rules', 'alert_rules.id', 'alerts.rule_id')
-  .selectAll('alerts').select('alert_rules.name as rule_name');
 
 export async function listAlerts({ ctx, input }: { ctx: ServiceContext; input: ListAlertsQuery }) {
   const site = await resolveSite(ctx, input.site_id);

@@ -8,7 +8,7 @@ import { AppError } from '../../domain/errors.ts';
 import { clipRefusal, utcDayStart, type ClipKind, type ClipRefusal } from '../../domain/clips.ts';
 import { normalizePage, type PageGroup } from '../../domain/normalize.ts';
 import { DAY_MS } from '../../domain/time.ts';
-import { firstFailure } from '../../ingest/schemas.ts';
+import { checkFailure } from '../../domain/validation-error.ts';
 import { padInList } from '../../store/in-list.ts';
 import type { Database } from '../../store/tables.ts';
 import { CLIP_ENCODING, encodeEvents } from './codec.ts';
@@ -23,8 +23,7 @@ const invalid = (field: string, reason: string) => new AppError('invalid_input',
 /** The upload against the wire format and its own rules; throws 400 invalid_input naming the field. */
 export function checkUpload(body: unknown, now: number): ClipUpload {
   if (!checkClipUpload.Check(body)) {
-    const { field, reason } = firstFailure(checkClipUpload, body);
-    throw invalid(field, reason);
+    throw checkFailure(checkClipUpload, body);
   }
   const upload = body;
   const signals = upload.signal_ids ?? [];

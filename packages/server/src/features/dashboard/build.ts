@@ -2,11 +2,10 @@
 // same build as `npm run build -w @mallard/dashboard`), so `npm start` on a fresh clone serves
 // it with no build step; where esbuild is not installed (a production install without dev
 // dependencies), the prebuilt packages/dashboard/dist/. Every file is kept in memory, gzipped
-// once, with an ETag from its content.
-import { createHash } from 'node:crypto';
+// once, with an ETag from its content (delivery/static-files.ts, as the SDK script is).
 import { readdir, readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { buildOrPrebuilt, encodings } from '../../delivery/static-files.ts';
 
 export interface DashboardFile { body: Buffer; gzipped: Buffer; etag: string; type: string }
 export interface Dashboard { index: DashboardFile; assets: ReadonlyMap<string, DashboardFile> }
@@ -33,21 +32,12 @@ async function readPrebuilt(dir: URL): Promise<Built> {
 
 async function buildOrRead(dir: URL): Promise<Built> {
   const dashboard = await import(new URL('build.mjs', dir).href) as typeof import('../../../../dashboard/build.mjs');
-  try {
-    return await dashboard.buildDashboard();
-  } catch (buildError) {
-    try {
-      return await readPrebuilt(dir);
-    } catch {
-      throw buildError;
-    }
-  }
+  return buildOrPrebuilt(() => dashboard.buildDashboard(), () => readPrebuilt(dir));
 }
 
 function file(name: string, contents: Uint8Array | string): DashboardFile {
   const body = Buffer.from(contents);
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-  return { body, gzipped: gzipSync(body), etag, type: TYPES[extname(name)] ?? 'application/octet-stream' };
+  return { body, ...encodings(body), type: TYPES[extname(name)] ?? 'application/octet-stream' };
 }
 
 /** The dashboard package's files (`dir` is the package directory; tests give another). */

@@ -7,11 +7,11 @@ import { v7 as uuidv7 } from 'uuid';
 import { recordAudit } from '../../audit/record.ts';
 import type { Secrets } from '../../auth/secrets.ts';
 import type { ServiceContext } from '../../domain/context.ts';
-import { AppError, invalidInput } from '../../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import { PROVIDER_CONFIGS, PROVIDERS, type Provider } from '../../domain/integrations.ts';
 import { resolveSite, rowInTenant } from '../../domain/tenancy.ts';
 import { checkTarget, type TargetPolicy } from '../../delivery/targets.ts';
-import { firstFailure } from '../../ingest/schemas.ts';
+import { checkFailure } from '../../domain/validation-error.ts';
 import type { IntegrationsTable } from '../../store/tables.ts';
 import { toIntegrationRecord } from './integration-list.ts';
 import type { ConnectIntegrationBody } from './schemas.ts';
@@ -27,10 +27,7 @@ export const mask = (config: Record<string, string>) =>
 export async function connectIntegration({ ctx, input, secrets, policy }: { ctx: ServiceContext; input: ConnectIntegrationBody; secrets: Secrets; policy: TargetPolicy }) {
   const site = await resolveSite(ctx, input.site_id);
   const { provider, config } = input;
-  if (!CHECKS[provider].Check(config)) {
-    const failure = firstFailure(CHECKS[provider], config);
-    throw invalidInput(failure.field === 'body' ? 'config' : `config.${failure.field}`, `${failure.reason} (see docs/webhooks.md for each provider's config)`);
-  }
+  if (!CHECKS[provider].Check(config)) throw checkFailure(CHECKS[provider], config, 'config', " (see docs/webhooks.md for each provider's config)");
   const clean = config as Record<string, string>; // every provider's config is an object of strings, checked above
   if (clean.webhook_url) await checkTarget(clean.webhook_url, policy, 'config.webhook_url');
   const exists = await ctx.db.selectFrom('integrations').select('id').where('site_id', '=', site.id).where('provider', '=', provider).executeTakeFirst();

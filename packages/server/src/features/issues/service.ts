@@ -14,7 +14,7 @@ import { resolveSite, rowInTenant } from '../../domain/tenancy.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { IssueActivityKind } from '../../domain/statuses.ts';
 import { severityOf } from '../../pipeline/issues.ts';
-import { toIssueRecord, type IssueRecord } from '../../domain/records/issue.ts';
+import { SEVERITY_ORDER, toIssueRecord, type IssueRecord } from '../../domain/records/issue.ts';
 import type { UxIssue } from '../../store/tables.ts';
 import type { ListIssuesQuery, UpdateIssueBody } from './schemas.ts';
 import type { Kysely, SelectQueryBuilder } from 'kysely';
@@ -29,7 +29,6 @@ import { invalidInput } from '../../domain/errors.ts';
 import { DAILY_COUNT_DAYS } from './schemas.ts';
 
 const DEPLOY_WINDOW_MS = 48 * HOUR_MS;
-export const SEVERITY_ORDER = sql<number>`case severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 else 3 end`;
 
 type IssueQuery = SelectQueryBuilder<Database, 'ux_issues', object>;
 

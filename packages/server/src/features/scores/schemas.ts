@@ -2,11 +2,12 @@
 // return the same shapes.
 import { Type, type Static } from '@sinclair/typebox';
 import { ReadFilterQuery } from '../../domain/read-window.ts';
-import { TRIGGER_TYPES } from '../../domain/alert-triggers.ts';
+import { AlertRecord } from '../../domain/records/alert.ts';
 import { AnnotationRecord } from '../../domain/records/annotation.ts';
 import { DeployRecord } from '../../domain/records/deploy.ts';
+import { IssueRecord } from '../../domain/records/issue.ts';
 import {
-  AlertSeverityEnum, AlertStatusEnum, Breakdown, DuckStateEnum, IsoTime, IssueStatusEnum, Nullable, NullableIsoTime, OneOf, SeverityEnum, SiteIdParam, TrendEnum, Uuid,
+  Breakdown, DuckStateEnum, IsoTime, Nullable, NullableIsoTime, OneOf, SiteIdParam, TrendEnum, Uuid,
 } from '../../domain/schema-parts.ts';
 import { BUDGET_PERIODS, BUDGET_STATUSES } from '../../pipeline/budgets.ts';
 import { DUCK_REASONS } from '../../pipeline/site-state.ts';
@@ -63,18 +64,6 @@ const ScoreHistoryRow = rowSchema(RAW_TABLES.score_history, {
 const SiteHistoryRow = Type.Object({
   cycle_at: IsoTime, score: Num, raw_score: Num, deviation: Nullable(Num), trend: TrendEnum, active_users: Int, affected_users: Int,
 });
-const AlertRow = rowSchema(RAW_TABLES.alerts, {
-  id: Uuid, rule_id: Nullable(Uuid), trigger_type: OneOf(TRIGGER_TYPES), page: Nullable(Text), severity: AlertSeverityEnum,
-  status: AlertStatusEnum, message: Text, score_before: Nullable(Num), score_after: Nullable(Num), condition_value: Nullable(Num),
-  threshold: Num, fired_at: IsoTime, acknowledged_at: NullableIsoTime, investigating_at: NullableIsoTime, resolved_at: NullableIsoTime,
-  resolved_reason: Nullable(Text), created_at: IsoTime, updated_at: IsoTime,
-});
-const IssueRow = rowSchema(RAW_TABLES.ux_issues, {
-  id: Uuid, title: Text, page: Text, element_selector: Text, element_label: Nullable(Text), type: Type.String({ description: 'The signal type' }),
-  severity: SeverityEnum, severity_score: Num, status: IssueStatusEnum, assigned_to: Nullable(Text), signal_count: Int,
-  session_count: Int, user_count: Int, first_seen_at: IsoTime, last_seen_at: IsoTime, resolved_at: NullableIsoTime,
-  created_at: IsoTime, updated_at: IsoTime,
-});
 const Budget = Type.Object({
   rule_id: Uuid, name: Text, page_pattern: Text, target: Num, enabled: Type.Boolean(), period: OneOf(BUDGET_PERIODS),
   period_start: IsoTime, period_end: IsoTime, minutes_above: Int, consumed_percent: Int, days_over: Int, status: OneOf(BUDGET_STATUSES),
@@ -105,7 +94,7 @@ export const SiteScores = Type.Object({
 
 export const PageDetail = Type.Object({
   page: Type.String(), score: Nullable(PageScoreRow), history: Type.Array(ScoreHistoryRow), elements: Type.Array(Element),
-  active_alerts: Type.Array(AlertRow), issues: Type.Array(IssueRow), recent_deploys: Type.Array(DeployRecord),
+  active_alerts: Type.Array(AlertRecord), issues: Type.Array(IssueRecord), recent_deploys: Type.Array(DeployRecord),
   annotations: Type.Array(AnnotationRecord), budgets: Type.Array(Budget),
 });
 

@@ -3,10 +3,10 @@
 // build step; where esbuild is not installed (a production install without dev dependencies),
 // the prebuilt packages/sdk/dist/mallard.js. The clips chunk (issue 28) the same way: the SDK's
 // `buildClips()` where its build has one, else the prebuilt dist/clips.js; with neither, there
-// is no chunk to serve (null), which the route answers 404.
-import { createHash } from 'node:crypto';
+// is no chunk to serve (null), which the route answers 404. Each is kept in memory, gzipped
+// once, with an ETag from its content (delivery/static-files.ts, as the dashboard is).
 import { readFile } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
+import { buildOrPrebuilt, encodings } from '../../delivery/static-files.ts';
 
 export interface SdkScript { version: string; code: string; gzipped: Buffer; etag: string }
 
@@ -14,21 +14,11 @@ const SDK_DIR = new URL('../../../../sdk/', import.meta.url);
 
 async function buildOrRead(): Promise<{ version: string; code: string }> {
   const sdk = await import(new URL('build.mjs', SDK_DIR).href) as typeof import('../../../../sdk/build.mjs');
-  try {
-    return { version: sdk.version, code: await sdk.buildScriptTag() };
-  } catch (buildError) {
-    try {
-      return { version: sdk.version, code: await readFile(new URL('dist/mallard.js', SDK_DIR), 'utf8') };
-    } catch {
-      throw buildError;
-    }
-  }
+  const code = await buildOrPrebuilt(() => sdk.buildScriptTag(), () => readFile(new URL('dist/mallard.js', SDK_DIR), 'utf8'));
+  return { version: sdk.version, code };
 }
 
-function scriptOf(version: string, code: string): SdkScript {
-  const etag = `"${createHash('sha256').update(code).digest('base64url').slice(0, 27)}"`;
-  return { version, code, gzipped: gzipSync(code), etag };
-}
+const scriptOf = (version: string, code: string): SdkScript => ({ version, code, ...encodings(code) });
 
 export async function loadSdkScript(): Promise<SdkScript> {
   const { version, code } = await buildOrRead();

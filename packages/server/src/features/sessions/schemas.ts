@@ -1,34 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IsoTime, Nullable, OneOf, PagingQuery, SiteIdParam } from '../../domain/schema-parts.ts';
 import { DEVICE_TYPES, ReadFilterQuery } from '../../domain/read-window.ts';
+import { SessionRecord } from '../../domain/records/session.ts';
 
 export const SessionQuery = Type.Object({
   site_id: Type.Optional(SiteIdParam),
   session_id: Type.String({ maxLength: 64, description: 'The session id: 32 hexadecimal characters, as issues, heatmaps and the friction map name it' }),
-});
-
-const SessionRecord = Type.Object({
-  session_id: Type.String(),
-  visitor_id: Nullable(Type.String()),
-  user_ref: Nullable(Type.String()),
-  environment: Type.String(),
-  started_at: IsoTime,
-  ended_at: IsoTime,
-  duration_ms: Type.Integer(),
-  entry_page: Nullable(Type.String()),
-  exit_page: Nullable(Type.String()),
-  pages: Type.Array(Type.String(), { description: 'Pages viewed, in order' }),
-  page_count: Type.Integer(),
-  event_count: Type.Integer(),
-  signal_count: Type.Integer(),
-  signal_counts: Type.Record(Type.String(), Type.Integer(), { description: 'Signal count per signal type' }),
-  device_type: Nullable(Type.String()),
-  browser: Nullable(Type.String()),
-  os: Nullable(Type.String()),
-  viewport_bucket: Nullable(Type.String()),
-  app_version: Nullable(Type.String()),
-  referrer_host: Nullable(Type.String()),
-  converted: Type.Boolean(),
 });
 
 const SessionEvent = Type.Object({

@@ -17,6 +17,7 @@ import { cachedRead } from '../../domain/cached-read.ts';
 import { AppError } from '../../domain/errors.ts';
 import { checkPagePattern, hasWildcard, likePattern } from '../../domain/page-pattern.ts';
 import { readWindow } from '../../domain/read-window.ts';
+import { sessionSpan } from '../../domain/records/session.ts';
 import { weightResolver } from '../../domain/signals.ts';
 import { loadSignalWeights } from '../../domain/site-config.ts';
 import { pageParam } from '../../domain/site-settings.ts';
@@ -190,13 +191,11 @@ export async function searchSessions({ ctx, input }: { ctx: ServiceContext; inpu
     ]);
     const sessions = rows.map((r) => {
       const pages = JSON.parse(r.pages) as string[];
-      const duration = r.last_seen_at - r.first_seen_at;
+      const span = sessionSpan(r);
       const converted = r.converted === 1;
       return {
         session_id: r.sid,
-        started_at: iso(r.first_seen_at),
-        ended_at: iso(r.last_seen_at),
-        duration_ms: duration,
+        ...span,
         pages,
         page_count: r.page_count,
         signals: JSON.parse(r.signal_counts) as Record<string, number>,
@@ -206,7 +205,7 @@ export async function searchSessions({ ctx, input }: { ctx: ServiceContext; inpu
         device: r.device_type,
         browser: r.browser,
         clips: clips.get(r.sid) ?? 0,
-        summary: summarizeSession({ pages, page_count: r.page_count, entry_page: r.entry_page, exit_page: r.exit_page, duration_ms: duration, signal_count: r.signal_count, converted }, worst.get(r.sid) ?? null),
+        summary: summarizeSession({ pages, page_count: r.page_count, entry_page: r.entry_page, exit_page: r.exit_page, duration_ms: span.duration_ms, signal_count: r.signal_count, converted }, worst.get(r.sid) ?? null),
       };
     });
     return { sessions, total: Math.min(matched, SESSIONS_TOTAL_CAP), total_capped: matched > SESSIONS_TOTAL_CAP, offset, limit, window_from: iso(from), window_to: iso(to ?? ctx.now) };

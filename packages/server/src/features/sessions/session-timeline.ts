@@ -1,9 +1,10 @@
-// One session as GET /v1/query/session returns it: the session row, every event in order,
+// One session as GET /v1/query/session returns it: the session record, every event in order,
 // and its narrative.
 import type { Static } from '@sinclair/typebox';
 import { iso } from '../../clock.ts';
 import type { ServiceContext } from '../../domain/context.ts';
 import { AppError } from '../../domain/errors.ts';
+import { toSessionRecord } from '../../domain/records/session.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
 import { buildNarrative } from './narrative.ts';
 import type { SessionQuery } from './schemas.ts';
@@ -29,29 +30,7 @@ export async function sessionTimeline({ ctx, input }: { ctx: ServiceContext; inp
     events.map(({ row, props }) => ({ type: row.type, page: row.page, occurred_at: row.occurred_at, name: row.name, signal_type: row.signal_type, element: row.element, label: row.label, props })),
   );
   return {
-    session: {
-      session_id: session.sid,
-      visitor_id: session.visitor_id,
-      user_ref: session.user_ref,
-      environment: session.environment,
-      started_at: iso(session.first_seen_at),
-      ended_at: iso(session.last_seen_at),
-      duration_ms: session.last_seen_at - session.first_seen_at,
-      entry_page: session.entry_page,
-      exit_page: session.exit_page,
-      pages: JSON.parse(session.pages) as string[],
-      page_count: session.page_count,
-      event_count: session.event_count,
-      signal_count: session.signal_count,
-      signal_counts: JSON.parse(session.signal_counts) as Record<string, number>,
-      device_type: session.device_type,
-      browser: session.browser,
-      os: session.os,
-      viewport_bucket: session.viewport_bucket,
-      app_version: session.app_version,
-      referrer_host: session.referrer_host,
-      converted: session.converted === 1,
-    },
+    session: toSessionRecord(session),
     events: events.map(({ row, props }) => ({
       id: row.id,
       type: row.type,
