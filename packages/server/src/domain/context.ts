@@ -61,6 +61,19 @@ export interface ServiceContext {
   /** The client's address as TRUST_PROXY decides it; absent outside HTTP (the CLI). */
   ip?: string;
   log: Log;
+  /** What this call has resolved so far (runOperation makes it); absent outside an operation's call. */
+  memo?: CallMemo;
+}
+
+/**
+ * What one call has resolved, kept so that nothing is resolved twice in it: sites by id
+ * (tenancy.ts) and a site's production settings (site-settings.ts). Made fresh for each call
+ * (domain/operation.ts, withCallMemo); never shared between calls, so a write is always seen
+ * by the next call.
+ */
+export interface CallMemo {
+  sites: Map<string, Promise<unknown>>;
+  settings: Map<string, Promise<unknown>>;
 }
 
 /** The context of a call that has no authenticated caller yet (login, set-password). */
