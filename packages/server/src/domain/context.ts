@@ -53,6 +53,11 @@ export interface ServiceContext {
    * off the routes' readers. Absent: db.
    */
   backgroundReadDb?: Kysely<Database>;
+  /**
+   * The main connection where `db` is the read one (GET routes of the query surface): for the
+   * audit row a bulk read of visitors' data leaves. Absent: db.
+   */
+  writeDb?: Kysely<Database>;
   /** Pure reads only (GET routes of the query surface): the store's read cache, used through cachedRead. */
   readCache?: ReadCache;
   /** The time of the request, from the injected clock. */

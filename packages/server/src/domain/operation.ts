@@ -56,6 +56,8 @@ export interface HttpBinding {
   status?: 200 | 201;
   /** Whether the write needs a JSON body (default: required for POST, PATCH and PUT). */
   bodyRequired?: boolean;
+  /** 'json': the answer is sent as JSON.stringify makes it, not through the response schema's serializer (rows of open schemas, /query/raw). */
+  send?: 'json';
 }
 
 export interface Operation<P extends InputParts = InputParts, D = unknown> {

@@ -9,18 +9,14 @@ import type { App } from './app-types.ts';
 import { contextOf } from './context.ts';
 import { Envelope, ok, okOnce } from './envelope.ts';
 import type { RouteDocs } from './openapi.ts';
-
-declare module 'fastify' {
-  // The operation a route was derived from: the catalog test finds hand-written routes by its absence.
-  interface FastifyContextConfig { operation?: Operation<any, any> }
-}
+import './route-table.ts';
 
 /** Registers the route of an operation that has an `http` binding (docs: what the OpenAPI document says beyond the schemas). */
 // Any operation: the route's schemas check the input before the handler runs it.
 export function operationRoute(app: App, op: Operation<any, any>, docs?: RouteDocs): void {
   const binding = op.http;
   if (!binding) throw new Error(`${op.name} has no http binding: it has no route`);
-  const { method, path, surface, tags, status = 200, bodyRequired } = binding;
+  const { method, path, surface, tags, status = 200, bodyRequired, send } = binding;
   const schema: FastifySchema = {
     tags: [...tags], summary: op.summary,
     ...(op.input.params ? { params: op.input.params } : {}),
@@ -38,6 +34,7 @@ export function operationRoute(app: App, op: Operation<any, any>, docs?: RouteDo
       // The route's schemas checked every part; the input is their fields in one object (a body's site_id over the query's, as on every /manage route).
       const input = { ...query, ...body, ...params };
       const data = await runOperation(op, contextOf(request), input);
+      if (send === 'json') return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(ok(data)));
       if (cachedAnswer) return okOnce(reply, data as object);
       reply.code(status);
       return ok(data);

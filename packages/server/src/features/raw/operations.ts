@@ -1,6 +1,6 @@
-// Raw rows of one table, as an assistant reads them: a bulk read of visitors' data, audited as
-// GET /v1/query/raw is. The route (routes.ts) is still written by hand: it audits on the main
-// connection while it reads on the read one, and sends its rows without the schema's serializer.
+// Raw rows of one table (GET /v1/query/raw, the MCP tool query_raw): a bulk read of visitors'
+// data, so each call leaves one audit row (on the main connection, after the read is known to
+// be allowed and valid).
 import { recordAudit } from '../../audit/record.ts';
 import { defineOperation, READ_ACCESS } from '../../domain/operation.ts';
 import { rawRows } from './raw-rows.ts';
@@ -8,15 +8,19 @@ import { RawQuery, RawRows } from './schemas.ts';
 
 export const rawRowsOp = defineOperation({
   name: 'raw.rows',
-  summary: 'Raw rows of one table for the site (audited)',
+  summary: 'Raw rows of one table for the site',
   access: READ_ACCESS,
+  // Each row's schema is open (the table's exposed columns, which serializeRow picks), so the
+  // serializer Fastify compiles from it checks nothing JSON.stringify does not, and took most of
+  // the route's time: up to 1,000 rows of 15 to 20 columns (BENCHMARKS-HISTORY.md, "reads", the events export of 2026-11-26).
+  http: { method: 'GET', path: '/query/raw', surface: 'query', tags: ['query'], send: 'json' },
   input: { query: RawQuery },
   output: RawRows,
-  // ctx.db is the main connection outside the query routes (MCP, the CLI), so the audit row is written on it.
   run: async (ctx, input) => {
     const rows = await rawRows({ ctx, input });
     const siteId = input.site_id || ctx.auth.site?.id || null;
-    await recordAudit(ctx.db, ctx, { action: 'raw.read', targetType: 'site', targetId: siteId, siteId, details: { table: rows.table, offset: rows.offset, limit: rows.limit, rows: rows.rows.length } });
+    // The read ran (and checked the site) on the read connection; the row is written on the main one.
+    await recordAudit(ctx.writeDb ?? ctx.db, ctx, { action: 'raw.read', targetType: 'site', targetId: siteId, siteId, details: { table: rows.table, offset: rows.offset, limit: rows.limit, rows: rows.rows.length } });
     return rows;
   },
 });
