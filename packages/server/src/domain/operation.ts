@@ -107,7 +107,7 @@ export function admits(auth: AuthContext, access: OperationAccess): boolean {
   }
 }
 
-/** The context with a memo of its own for one call (kept if the face already made one, e.g. MCP's page check). */
+/** The context with a memo of its own for one call (an operation run inside another operation's call shares that call's memo). */
 export const withCallMemo = <C extends ServiceContext>(ctx: C): C =>
   ctx.memo ? ctx : { ...ctx, memo: { sites: new Map(), settings: new Map() } };
 
