@@ -53,6 +53,11 @@ export interface ServiceContext {
    * off the routes' readers. Absent: db.
    */
   backgroundReadDb?: Kysely<Database>;
+  /**
+   * The main connection where `db` is the read one (GET routes of the query surface): for the
+   * audit row a bulk read of visitors' data leaves. Absent: db.
+   */
+  writeDb?: Kysely<Database>;
   /** Pure reads only (GET routes of the query surface): the store's read cache, used through cachedRead. */
   readCache?: ReadCache;
   /** The time of the request, from the injected clock. */
@@ -61,6 +66,19 @@ export interface ServiceContext {
   /** The client's address as TRUST_PROXY decides it; absent outside HTTP (the CLI). */
   ip?: string;
   log: Log;
+  /** What this call has resolved so far (runOperation makes it); absent outside an operation's call. */
+  memo?: CallMemo;
+}
+
+/**
+ * What one call has resolved, kept so that nothing is resolved twice in it: sites by id
+ * (tenancy.ts) and a site's production settings (site-settings.ts). Made fresh for each call
+ * (domain/operation.ts, withCallMemo); never shared between calls, so a write is always seen
+ * by the next call.
+ */
+export interface CallMemo {
+  sites: Map<string, Promise<unknown>>;
+  settings: Map<string, Promise<unknown>>;
 }
 
 /** The context of a call that has no authenticated caller yet (login, set-password). */

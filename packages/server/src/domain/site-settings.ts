@@ -3,6 +3,7 @@
 // way ingest stored it, so a reader asks for the page as it was stored.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/tables.ts';
+import type { CallMemo } from './context.ts';
 import { effectiveConfig, loadSignalWeights } from './site-config.ts';
 import { normalizePage, type PageGroup } from './normalize.ts';
 import { invalidInput } from './errors.ts';
@@ -43,10 +44,24 @@ export async function loadIngestSettings(db: Kysely<Database>, siteId: string, e
   return ingestSettingsFrom(config, weights);
 }
 
+/** What reading a site's settings needs: the store, and the call's memo if it has one (domain/operation.ts). */
+export type SettingsContext = { db: Kysely<Database>; memo?: CallMemo };
+
+/** The site's production settings, read once per call when the context has a memo. */
+export function siteSettings(ctx: SettingsContext, siteId: string): Promise<IngestSettings> {
+  const memo = ctx.memo?.settings;
+  let settings = memo?.get(siteId) as Promise<IngestSettings> | undefined;
+  if (!settings) {
+    settings = loadIngestSettings(ctx.db, siteId, 'production');
+    memo?.set(siteId, settings);
+  }
+  return settings;
+}
+
 /** A page path as a reader gives it, normalized with the site's production page groups. */
-export async function pageParam(db: Kysely<Database>, siteId: string, value: string, field = 'page'): Promise<string> {
+export async function pageParam(ctx: SettingsContext, siteId: string, value: string, field = 'page'): Promise<string> {
   if (!value.startsWith('/')) throw invalidInput(field, 'must be a path starting with /');
-  const { pageGroups } = await loadIngestSettings(db, siteId, 'production');
+  const { pageGroups } = await siteSettings(ctx, siteId);
   const page = normalizePage(value, pageGroups);
   if (!page) throw invalidInput(field, 'is not a usable page path');
   return page;

@@ -10,7 +10,7 @@ import { AppError } from './errors.ts';
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a tenancy check needs of a service context. */
-export type TenantContext = Pick<ServiceContext, 'db' | 'auth'>;
+export type TenantContext = Pick<ServiceContext, 'db' | 'auth' | 'memo'>;
 
 export interface SiteRef { id: string; org_id: string; name: string; url: string }
 
@@ -19,9 +19,19 @@ export function assertUuid(value: string, field: string): string {
   return value.toLowerCase();
 }
 
-/** A site of the caller's org that the credential may use, or the matching error. */
-export async function siteInScope({ db, auth }: TenantContext, siteId: string): Promise<SiteRef> {
+/** A site of the caller's org that the credential may use, or the matching error (read once per call: ctx.memo). */
+export function siteInScope(ctx: TenantContext, siteId: string): Promise<SiteRef> {
   const id = assertUuid(siteId, 'site_id');
+  const memo = ctx.memo?.sites;
+  let site = memo?.get(id) as Promise<SiteRef> | undefined;
+  if (!site) {
+    site = readSiteInScope(ctx, id);
+    memo?.set(id, site);
+  }
+  return site;
+}
+
+async function readSiteInScope({ db, auth }: TenantContext, id: string): Promise<SiteRef> {
   const site = await db.selectFrom('sites').select(['id', 'org_id', 'name', 'url'])
     .where('id', '=', id).where('org_id', '=', auth.org.id).where('deleted_at', 'is', null)
     .executeTakeFirst();

@@ -1,2 +1,3 @@
 // What every /query route shares: its access rule.
-export const QUERY_ACCESS = { surface: 'query', scopes: ['query:read', 'mcp:read'], role: 'viewer' } as const;
+import { READ_ACCESS } from '../domain/operation.ts';
+export const QUERY_ACCESS = { surface: 'query', ...READ_ACCESS } as const;

@@ -3,8 +3,14 @@
 // it refuses to let the app start with a route that declares no access rule: a route someone
 // forgot to protect would otherwise be open to everyone.
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
+import type { Operation } from '../domain/operation.ts';
 import type { Access } from './access.ts';
 import type { RouteDocs } from './openapi.ts';
+
+declare module 'fastify' {
+  // The operation a route was derived from (http/operation-route.ts); the catalog test finds hand-written routes by its absence.
+  interface FastifyContextConfig { operation?: Operation<any, any> }
+}
 
 export interface RouteRule {
   method: string;
@@ -13,6 +19,8 @@ export interface RouteRule {
   access: Access;
   schema: FastifySchema | undefined;
   docs: RouteDocs | undefined;
+  /** The catalog operation the route was derived from (http/operation-route.ts); undefined for a route written by hand. */
+  operation: Operation<any, any> | undefined;
 }
 
 export interface RouteTable {
@@ -57,7 +65,7 @@ export function collectRoutes(app: FastifyInstance): RouteTable {
       throw new Error(`Routes without an access rule (declare config.access, { surface: 'public' } for an open route): ${unprotected.join(', ')}`);
     }
     rules = registered.map(({ method, route }) => ({
-      method, url: route.url, access: route.config!.access!, schema: route.schema, docs: route.config!.docs,
+      method, url: route.url, access: route.config!.access!, schema: route.schema, docs: route.config!.docs, operation: route.config!.operation,
     }));
   });
 

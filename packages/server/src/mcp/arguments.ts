@@ -12,8 +12,9 @@ import { UUID_PATTERN } from '../domain/tenancy.ts';
 import { ALERT_STATUSES, ISSUE_STATUSES } from '../domain/statuses.ts';
 import { validationError, type ValidationIssue } from '../domain/validation-error.ts';
 
-/** The route's input, by part: what the tool's arguments are made of. */
-export interface InputParts { params?: TObject; query?: TObject; body?: TObject }
+import type { InputParts } from '../domain/operation.ts';
+
+export type { InputParts };
 
 const PART_ORDER = ['params', 'query', 'body'] as const;
 const PART_CONTEXT = { params: 'params', query: 'querystring', body: 'body' } as const;

@@ -2,7 +2,7 @@
 // the store, the time) and the site tools use when their `site_id` is omitted (the endpoint's
 // `?site_id=`, which `mallard mcp` sets from MALLARD_SITE_ID for org-level credentials).
 import type { AuthContext, ServiceContext } from '../domain/context.ts';
-import { roleRank } from '../domain/context.ts';
+import { admits, WRITE_ACCESS } from '../domain/operation.ts';
 
 export interface McpSession {
   ctx: ServiceContext;
@@ -13,11 +13,8 @@ export interface McpSession {
   spend?: () => Promise<void>;
 }
 
-/** The write tools need what their routes need: `manage:write` on a key, `member` for a user. */
-export function mayWrite(auth: AuthContext): boolean {
-  if (auth.kind === 'key') return auth.scopes.includes('manage:write');
-  return auth.role !== null && roleRank(auth.role) >= roleRank('member');
-}
+/** Whether the credential may write (the catalog's rule for writes): what prompts offer. */
+export const mayWrite = (auth: AuthContext): boolean => admits(auth, WRITE_ACCESS);
 
 /** The site to read: the one given, else the session's default (else the key's own, in the service). */
 export const siteOf = (session: McpSession, given: unknown): string | undefined =>

@@ -1,30 +1,29 @@
-// How a tool is made: the route's input schemas, the service call, the answer's schema and a
-// few readable lines. Every tool answers the same way: `structuredContent` is what the route
-// returns in `data` (cleaned to its response schema, as the route's serializer does), and an
-// error is a tool error carrying the API's code, never a protocol failure.
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
+// How a tool is made: from a catalog operation (domain/operation.ts), which gives its input
+// schemas, access, answer schema and service call; the tool adds only the face's words: its
+// name, title, description, argument notes, dashboard links and a few readable lines. Every
+// tool answers the same way: `structuredContent` is what the route returns in `data` (cleaned
+// to the operation's output schema, as the route's serializer does), and an error is a tool
+// error carrying the API's code, never a protocol failure.
+import type { TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { CallToolResult, Tool as ToolListing } from '@modelcontextprotocol/sdk/types.js';
-import type { ServiceContext } from '../domain/context.ts';
 import { AppError } from '../domain/errors.ts';
+import { runOperation, type InputParts, type Operation, type OperationInput } from '../domain/operation.ts';
 import { knownPage } from '../features/pages/known-pages.ts';
 import { answerArgs, compactAnswer } from './answer-size.ts';
-import { checkArguments, inputSchemaOf, type InputParts } from './arguments.ts';
+import { checkArguments, inputSchemaOf } from './arguments.ts';
 import { annotationsOf, listedAnswer, listedArguments, type ArgumentNotes } from './listing.ts';
 import { addLinks, linkText, withLinkFields, type LinkSpec } from './dashboard-links.ts';
 import { siteOf, type McpSession } from './session.ts';
 
-type PartInput<T> = T extends TObject ? Static<T> : unknown;
-export type ToolInput<P extends InputParts> = PartInput<P['params']> & PartInput<P['query']> & PartInput<P['body']>;
+export type ToolInput<P extends InputParts> = OperationInput<P>;
 
 export interface ToolDef<P extends InputParts, D> {
   name: string;
   title: string;
   description: string;
-  input: P;
-  output: TSchema;
-  /** A write tool: listed only for credentials that may write (manage:write, or a member). */
-  write?: { idempotent: boolean };
+  /** The catalog operation the tool calls: its input, output, access and run are the tool's. */
+  operation: Operation<P, D>;
   /** Fields naming a page: an unknown page is 404 with the closest known pages. */
   pageFields?: readonly string[];
   /** Where issue, session, alert and deploy ids sit in the answer: each gets a dashboard_url beside it. */
@@ -33,12 +32,13 @@ export interface ToolDef<P extends InputParts, D> {
   argumentNotes?: ArgumentNotes;
   /** The answer's fields the listing names (default: all): a write's record that a read tool lists, a record's headline fields. */
   listedFields?: readonly string[];
-  run(ctx: ServiceContext, input: ToolInput<P>): Promise<D>;
   summarize(data: D, input: ToolInput<P>): string;
 }
 
 export interface Tool {
   name: string;
+  /** The catalog operation it calls; its access decides who gets the tool (tools/index.ts). */
+  operation: Operation<any, any>;
   write: boolean;
   listing: ToolListing;
   call(session: McpSession, args: Record<string, unknown>): Promise<CallToolResult>;
@@ -48,35 +48,39 @@ export interface Tool {
 const objectSchema = (schema: TSchema) => ({ ...JSON.parse(JSON.stringify(schema)), type: 'object' as const });
 
 export function defineTool<P extends InputParts, D>(def: ToolDef<P, D>): Tool {
-  const takesSite = 'site_id' in inputSchemaOf(def.input).properties;
-  const inputSchema = listedArguments(def.name, inputSchemaOf(def.input), def.argumentNotes);
+  const op = def.operation;
+  const takesSite = 'site_id' in inputSchemaOf(op.input).properties;
+  const inputSchema = listedArguments(def.name, inputSchemaOf(op.input), def.argumentNotes);
   return {
     name: def.name,
-    write: def.write !== undefined,
+    operation: op,
+    write: op.write !== undefined,
     listing: {
       name: def.name,
       title: def.title,
       description: def.description,
       inputSchema,
-      outputSchema: listedAnswer(withLinkFields(def.name, objectSchema(def.output), def.links ?? []), Object.keys(inputSchema.properties), def.listedFields),
-      annotations: annotationsOf(def.write),
+      outputSchema: listedAnswer(withLinkFields(def.name, objectSchema(op.output), def.links ?? []), Object.keys(inputSchema.properties), def.listedFields),
+      annotations: annotationsOf(op.write),
     },
     async call(session, args) {
       try {
         refuseOversized(args);
         const { args: routeArgs, detail } = answerArgs(def.name, args);
-        const input = checkArguments(def.input, routeArgs);
+        const input = checkArguments(op.input, routeArgs);
         if (takesSite) input.site_id = siteOf(session, input.site_id);
-        for (const field of def.pageFields ?? []) {
-          if (typeof input[field] === 'string') {
-            await knownPage({ ctx: session.ctx, input: { site_id: input.site_id as string | undefined, page: input[field], field } });
-          }
-        }
         // checkArguments validated the input against these very schemas.
         const typed = input as ToolInput<P>;
-        const data = await def.run(session.ctx, typed);
+        // The page check shares the operation's memo: the site and its settings are read once per call.
+        const data = await runOperation(op, session.ctx, typed, async (ctx) => {
+          for (const field of def.pageFields ?? []) {
+            if (typeof input[field] === 'string') {
+              await knownPage({ ctx, input: { site_id: input.site_id as string | undefined, page: input[field], field } });
+            }
+          }
+        });
         refuseOffsetPastEnd(input, data);
-        const structured = compactAnswer(def.name, Value.Clean(def.output, JSON.parse(JSON.stringify(data))) as Record<string, unknown>, detail, input.limit);
+        const structured = compactAnswer(def.name, Value.Clean(op.output, JSON.parse(JSON.stringify(data))) as Record<string, unknown>, detail, input.limit);
         const links = addLinks(structured, def.links ?? [], session.publicUrl);
         return { content: [{ type: 'text', text: linkText(def.summarize(data, typed), links) }], structuredContent: structured };
       } catch (error) {

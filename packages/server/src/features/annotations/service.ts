@@ -24,7 +24,7 @@ export async function addAnnotation({ ctx, input, onceWithinMs }: { ctx: Service
   const site = await resolveSite(ctx, input.site_id);
   const message = input.message.trim();
   if (!message) throw invalidInput('message', 'must not be blank');
-  const page = input.page === undefined ? null : await pageParam(ctx.db, site.id, input.page);
+  const page = input.page === undefined ? null : await pageParam(ctx, site.id, input.page);
   const author = actorOf(auth).label;
   if (onceWithinMs !== undefined) {
     let earlier = ctx.db.selectFrom('annotations').selectAll().where('site_id', '=', site.id).where('author', '=', author)

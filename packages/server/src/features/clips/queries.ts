@@ -27,7 +27,7 @@ function clipRow(r: ClipFields) {
 export async function listClips({ ctx, input }: { ctx: ServiceContext; input: ClipsQuery }) {
   const site = await resolveSite(ctx, input.site_id);
   const { from, to } = readWindow(input, ctx.now, null);
-  const page = input.page === undefined ? null : await pageParam(ctx.db, site.id, input.page);
+  const page = input.page === undefined ? null : await pageParam(ctx, site.id, input.page);
   const sid = input.session_id?.toLowerCase();
   if (sid !== undefined) {
     const session = await ctx.db.selectFrom('sessions').select('sid').where('site_id', '=', site.id).where('sid', '=', sid).executeTakeFirst();
@@ -74,7 +74,7 @@ export async function getClip({ ctx, input }: { ctx: ServiceContext; input: { id
 /** The latest snapshot of a page on a device class: its rrweb FullSnapshot event, size and time. */
 export async function pageSnapshot({ ctx, input }: { ctx: ServiceContext; input: PageSnapshotQuery }) {
   const site = await resolveSite(ctx, input.site_id);
-  const page = await pageParam(ctx.db, site.id, input.page);
+  const page = await pageParam(ctx, site.id, input.page);
   const device = input.device ?? 'desktop';
   const row = await ctx.db.selectFrom('clips').select(['width', 'height', 'created_at', 'encoding', 'body'])
     .where('site_id', '=', site.id).where('kind', '=', 'snapshot').where('page', '=', page).where('device', '=', device)

@@ -13,7 +13,7 @@ export const ELEMENT_HEATMAP_MAX = 300;
 export async function elementHeatmap({ ctx, input }: { ctx: ServiceContext; input: Static<typeof ElementHeatmapQuery> }) {
   const site = await resolveSite(ctx, input.site_id);
   const filters = heatmapFilters(input, ctx.now);
-  const page = await pageParam(ctx.db, site.id, input.page);
+  const page = await pageParam(ctx, site.id, input.page);
   // Cleaned as ingest cleans stored selectors, so a selector that held personal data still matches.
   const selector = cleanSelector(input.selector);
   return cachedRead(ctx, ['element-heatmap', site.id, page, selector, input], async () => {

@@ -13,7 +13,7 @@ export const PAGE_HEATMAP_MAX = 500;
 export async function pageHeatmap({ ctx, input }: { ctx: ServiceContext; input: Static<typeof PageHeatmapQuery> }) {
   const site = await resolveSite(ctx, input.site_id);
   const filters = heatmapFilters(input, ctx.now);
-  const page = await pageParam(ctx.db, site.id, input.page);
+  const page = await pageParam(ctx, site.id, input.page);
   return cachedRead(ctx, ['page-heatmap', site.id, page, input], async () => {
     const rows = await heatmapSignals(ctx.db, site.id, page, filters)
       .where('vx', 'is not', null)

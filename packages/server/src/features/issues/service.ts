@@ -82,7 +82,7 @@ function sorted<O>(query: SelectQueryBuilder<Database, 'ux_issues', O>, sort: Li
 
 /** One page of the list as stored rows, with the total: what both list services answer from. */
 async function issuePage(ctx: ServiceContext, siteId: string, input: ListIssuesQuery) {
-  const page = input.page === undefined ? null : await pageParam(ctx.db, siteId, input.page);
+  const page = input.page === undefined ? null : await pageParam(ctx, siteId, input.page);
   const seen = seenRanges(input);
   const { offset = 0, limit = 50 } = input;
   return {

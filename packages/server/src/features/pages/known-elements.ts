@@ -25,7 +25,7 @@ export function closestSelectors(given: string, candidates: readonly string[], n
 /** Nothing when the page knows the selector (or knows no element at all); else 404 with the closest. */
 export async function knownSelector({ ctx, input }: { ctx: ServiceContext; input: { site_id?: string; page: string; selector: string } }): Promise<void> {
   const site = await resolveSite(ctx, input.site_id);
-  const page = await pageParam(ctx.db, site.id, input.page);
+  const page = await pageParam(ctx, site.id, input.page);
   const selector = cleanSelector(input.selector);
   const rows = await ctx.db.selectFrom('element_rollup').select('element').distinct()
     .where('site_id', '=', site.id).where('page', '=', page).where('hour', '>=', Math.floor((ctx.now - RECENT_MS) / HOUR_MS) * HOUR_MS)

@@ -31,7 +31,7 @@ export async function knownPages({ ctx, input }: { ctx: ServiceContext; input: {
 export async function knownPage({ ctx, input }: { ctx: ServiceContext; input: { site_id?: string; page: string; field?: string } }): Promise<string> {
   const site = await resolveSite(ctx, input.site_id);
   const field = input.field ?? 'page';
-  const page = await pageParam(ctx.db, site.id, input.page, field);
+  const page = await pageParam(ctx, site.id, input.page, field);
   const scored = await ctx.db.selectFrom('page_scores').select('page').where('site_id', '=', site.id).where('page', '=', page).executeTakeFirst();
   const seen = scored ?? await ctx.db.selectFrom('events').select('page').where('site_id', '=', site.id).where('page', '=', page).limit(1).executeTakeFirst();
   if (seen) return page;

@@ -21,20 +21,20 @@ export async function getSiteScores({ ctx, input }: { ctx: ServiceContext; input
 
 export async function getPageDetail({ ctx, input }: { ctx: ServiceContext; input: PageQuery }) {
   const site = await resolveSite(ctx, input.site_id);
-  const page = await pageParam(ctx.db, site.id, input.page);
+  const page = await pageParam(ctx, site.id, input.page);
   return cachedRead(ctx, ['page', site.id, page, input], () => pageDetail(ctx.db, site.id, page, ctx.now));
 }
 
 export async function getTrends({ ctx, input }: { ctx: ServiceContext; input: TrendsQuery }) {
   const site = await resolveSite(ctx, input.site_id);
-  const page = input.page === undefined ? null : await pageParam(ctx.db, site.id, input.page);
+  const page = input.page === undefined ? null : await pageParam(ctx, site.id, input.page);
   return cachedRead(ctx, ['trends', site.id, page, input], () => scoreTrends(ctx.db, site.id, page, input.days, ctx.now));
 }
 
 export async function comparePages({ ctx, input }: { ctx: ServiceContext; input: CompareQuery }) {
   const site = await resolveSite(ctx, input.site_id);
-  const a = await pageParam(ctx.db, site.id, input.a, 'a');
-  const b = await pageParam(ctx.db, site.id, input.b, 'b');
+  const a = await pageParam(ctx, site.id, input.a, 'a');
+  const b = await pageParam(ctx, site.id, input.b, 'b');
   return cachedRead(ctx, ['compare', site.id, a, b, input], () => pageComparison(ctx.db, site.id, a, b));
 }
 
@@ -43,7 +43,7 @@ const ELEMENTS_SPAN_MS = 7 * DAY_MS;
 
 export async function getElements({ ctx, input }: { ctx: ServiceContext; input: ElementsQuery }) {
   const site = await resolveSite(ctx, input.site_id);
-  const page = await pageParam(ctx.db, site.id, input.page);
+  const page = await pageParam(ctx, site.id, input.page);
   const window = readWindow(input, ctx.now, ELEMENTS_SPAN_MS);
   const filter: ElementFilter = { since: window.from!, until: window.to, device: input.device ?? null };
   return cachedRead(ctx, ['elements', site.id, page, input], async () => ({

@@ -43,7 +43,7 @@ const FRICTION_WALK_MIN_SPAN_MS = 2 * DAY_MS;
 
 async function pageMatchOf(db: Kysely<Database>, siteId: string, value: string): Promise<PageMatch> {
   // Without a wildcard the page is normalized as ingest stored it (ids grouped, the site's page groups).
-  if (!hasWildcard(value)) return { exact: await pageParam(db, siteId, value) };
+  if (!hasWildcard(value)) return { exact: await pageParam({ db }, siteId, value) };
   return { pattern: checkPagePattern(value, 'page') };
 }
 

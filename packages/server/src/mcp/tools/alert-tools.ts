@@ -1,9 +1,5 @@
 // Alerts: the list, one alert with its timeline, and the lifecycle (a write tool).
-import { alertDetail } from '../../features/alerts/alert-detail.ts';
-import { listAlerts } from '../../features/alerts/alert-list.ts';
-import { Type } from '@sinclair/typebox';
-import { applyAlertUpdate } from '../../features/alerts/service.ts';
-import { AlertDetail, AlertList, AlertRecord, AlertParams, ListAlertsQuery, SiteQuery, UpdateAlertBody } from '../../features/alerts/schemas.ts';
+import { alertDetailOp, listAlertsOp, moveAlertOp } from '../../features/alerts/operations.ts';
 import { defineTool } from '../tool-kit.ts';
 import { bullets, lines, plural } from '../text.ts';
 
@@ -12,13 +8,11 @@ const alertLine = (a: Record<string, unknown>) =>
 
 export const listAlertsTool = defineTool({
   name: 'list_alerts',
+  operation: listAlertsOp,
   title: 'Alerts',
   description: 'Alerts fired by the site\'s rules, latest first (active: fired, acknowledged, investigating).',
   argumentNotes: { status: null },
-  input: { query: ListAlertsQuery },
-  output: AlertList,
   links: [{ at: 'alerts[]', kind: 'alert' }],
-  run: (ctx, input) => listAlerts({ ctx, input }),
   summarize: (d, input) => d.total === 0 ? `No alerts${input.status ? ` with status ${input.status}` : ''}.` : lines(
     `${plural(d.total, 'alert')}${input.status ? ` with status ${input.status}` : ''}; showing ${d.offset + 1} to ${d.offset + d.alerts.length}:`,
     bullets(d.alerts, alertLine, 'alerts on this page of results'),
@@ -27,6 +21,7 @@ export const listAlertsTool = defineTool({
 
 export const getAlertTool = defineTool({
   name: 'get_alert',
+  operation: alertDetailOp,
   title: 'One alert',
   description: 'One alert with its timeline, the scores before and after, and what fired it.',
   listedFields: [
@@ -34,10 +29,7 @@ export const getAlertTool = defineTool({
     'fired_at', 'resolved_reason', 'timeline', 'dashboard_url',
   ],
   argumentNotes: { alert_id: null },
-  input: { params: AlertParams, query: SiteQuery },
-  output: AlertDetail,
   links: [{ at: '', kind: 'alert' }],
-  run: (ctx, input) => alertDetail({ ctx, input }),
   summarize: (d) => lines(
     alertLine(d),
     `Trigger ${d.trigger_type}${d.page ? ` on ${d.page}` : ''}: value ${d.condition_value ?? 'n/a'} against threshold ${d.threshold}; score ${d.score_before ?? 'none'} -> ${d.score_after ?? 'none'}.`,
@@ -46,29 +38,14 @@ export const getAlertTool = defineTool({
   ),
 });
 
-const Written = Type.Object({
-  status: Type.Optional(Type.String()),
-  resolved_reason: Type.Optional(Type.String()),
-  unchanged: Type.Boolean({ description: 'true: the alert already had this status (a retried call): nothing was written and no one was told again' }),
-}, { description: 'What this call wrote' });
-
 export const updateAlertTool = defineTool({
   name: 'update_alert',
+  operation: moveAlertOp,
   title: 'Move an alert along',
   description: 'Acknowledge, investigate or resolve an alert; the rule\'s channels are told. Answers the alert and written.',
   argumentNotes: { alert_id: null, status: null, resolved_reason: 'only with status resolved' },
   listedFields: ['id', 'message', 'status', 'written', 'dashboard_url'],
-  input: { params: AlertParams, body: UpdateAlertBody },
-  output: Type.Composite([AlertRecord, Type.Object({ written: Written })]),
   links: [{ at: '', kind: 'alert' }],
-  write: { idempotent: true },
-  run: async (ctx, input) => {
-    const { alert, unchanged } = await applyAlertUpdate({ ctx, input, repeatIsNoop: true });
-    return {
-      ...alert,
-      written: { ...(input.status !== undefined ? { status: input.status } : {}), ...(input.resolved_reason !== undefined ? { resolved_reason: input.resolved_reason } : {}), unchanged },
-    };
-  },
   summarize: (d) => `${d.written.unchanged ? `Already ${d.status}: nothing changed, no one told again` : `Updated: ${[d.written.status && `status ${d.written.status}`, d.written.resolved_reason && `reason "${d.written.resolved_reason}"`].filter(Boolean).join(', ')}`}. Now: ${alertLine(d)}.`,
 });
 

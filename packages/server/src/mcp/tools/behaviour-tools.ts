@@ -1,37 +1,21 @@
 // Read tools about what users did: the heatmaps (summarised in words), the friction journey
 // map, page-to-page flows, sessions search, one session with its narrative, and raw rows.
-import { elementHeatmap } from '../../features/heatmaps/element-heatmap.ts';
-import { knownSelector } from '../../features/pages/known-elements.ts';
-import { pageHeatmap } from '../../features/heatmaps/page-heatmap.ts';
-import { ElementHeatmap, ElementHeatmapQuery, PageHeatmap, PageHeatmapQuery } from '../../features/heatmaps/schemas.ts';
-import { frictionMap } from '../../features/journeys/friction-map.ts';
-import { flows } from '../../features/journeys/flows.ts';
-import { Flows, FlowsQuery, FrictionMap, FrictionQuery } from '../../features/journeys/schemas.ts';
-import { sessionTimeline } from '../../features/sessions/session-timeline.ts';
-import { SessionQuery, SessionSearchList, SessionsSearchQuery, SessionTimeline } from '../../features/sessions/schemas.ts';
-import { searchSessions } from '../../features/sessions/session-search.ts';
+import { checkedElementHeatmapOp, pageHeatmapOp } from '../../features/heatmaps/operations.ts';
+import { flowsOp, frictionMapOp } from '../../features/journeys/operations.ts';
+import { searchSessionsOp, sessionOp } from '../../features/sessions/operations.ts';
 import { formatDuration } from '../../features/sessions/narrative.ts';
-import { recordAudit } from '../../audit/record.ts';
-import { rawRows } from '../../features/raw/raw-rows.ts';
-import { RawQuery, RawRows } from '../../features/raw/schemas.ts';
+import { rawRowsOp } from '../../features/raw/operations.ts';
 import { summarizePoints } from '../heatmap-summary.ts';
 import { defineTool } from '../tool-kit.ts';
 import { bullets, countsLine, lines, plural } from '../text.ts';
 
 export const elementHeatmapTool = defineTool({
   name: 'get_element_heatmap',
+  operation: checkedElementHeatmapOp,
   title: 'Heatmap inside one element',
   description: 'Where inside one element users struggled: points from 0,0 (top left) to 1,1, summed up in words.',
   argumentNotes: { selector: 'CSS selector, as issues name it' },
-  input: { query: ElementHeatmapQuery },
-  output: ElementHeatmap,
   pageFields: ['page'],
-  run: async (ctx, input) => {
-    const heatmap = await elementHeatmap({ ctx, input });
-    // No points: a selector the page does not know is a 404 naming the closest ones it does.
-    if (heatmap.count === 0) await knownSelector({ ctx, input });
-    return heatmap;
-  },
   summarize: (d) => lines(
     `${d.selector} on ${d.page}:`,
     summarizePoints(d.points.map((p) => ({ x: p.rx, y: p.ry, signal: p.signal })), 'element'),
@@ -40,12 +24,10 @@ export const elementHeatmapTool = defineTool({
 
 export const pageHeatmapTool = defineTool({
   name: 'get_page_heatmap',
+  operation: pageHeatmapOp,
   title: 'Heatmap of a page',
   description: 'Where in the viewport users struggled on a page: points from 0,0 to 1,1, the elements hit most.',
-  input: { query: PageHeatmapQuery },
-  output: PageHeatmap,
   pageFields: ['page'],
-  run: (ctx, input) => pageHeatmap({ ctx, input }),
   summarize: (d) => lines(
     `${d.page}:`,
     summarizePoints(d.points.map((p) => ({ x: p.vx, y: p.vy, signal: p.signal, el: p.el })), 'viewport'),
@@ -54,13 +36,11 @@ export const pageHeatmapTool = defineTool({
 
 export const frictionMapTool = defineTool({
   name: 'get_friction_map',
+  operation: frictionMapOp,
   title: 'Friction journey map',
   description: 'Page transitions where users struggled, heaviest first, with example session ids.',
   argumentNotes: { limit: 'sessions analysed', min_friction_weight: 'leave out lighter edges', signal_type: null },
-  input: { query: FrictionQuery },
-  output: FrictionMap,
   links: [{ at: 'edges[].examples[]', kind: 'session', id: 'session_id' }],
-  run: (ctx, input) => frictionMap({ ctx, input }),
   summarize: (d) => d.edges.length === 0 ? `No friction on page transitions in ${plural(d.sessions_analyzed, 'session')} analyzed.` : lines(
     `${plural(d.edges.length, 'transition')} with friction in ${plural(d.sessions_analyzed, 'session')} analyzed:`,
     bullets(d.edges, (e) => `${e.from} -> ${e.to}: weight ${e.friction_weight}, ${plural(e.sessions, 'session')} (${countsLine(e.signals)})`, 'transitions'),
@@ -69,12 +49,10 @@ export const frictionMapTool = defineTool({
 
 export const flowsTool = defineTool({
   name: 'get_flows',
+  operation: flowsOp,
   title: 'Page-to-page flows',
   description: 'How users move between pages: page-to-page edges, busiest first.',
   argumentNotes: { days: 'days back when from is not given' },
-  input: { query: FlowsQuery },
-  output: Flows,
-  run: (ctx, input) => flows({ ctx, input }),
   summarize: (d) => d.edges.length === 0 ? `No page-to-page movement in ${d.days} days.` : lines(
     `${plural(d.edges.length, 'edge')} from ${plural(d.sessions_analyzed, 'session')} over ${d.days} days:`,
     bullets(d.edges, (e) => `${e.from} -> ${e.to}: ${plural(e.transitions, 'transition')}, ${plural(e.sessions, 'session')}`, 'edges'),
@@ -83,13 +61,11 @@ export const flowsTool = defineTool({
 
 export const sessionTool = defineTool({
   name: 'get_session',
+  operation: sessionOp,
   title: 'One session',
   description: 'One session in words: pages in order, signals, events and a narrative of what the user went through.',
   argumentNotes: { session_id: '32 hex characters' },
-  input: { query: SessionQuery },
-  output: SessionTimeline,
   links: [{ at: 'session', kind: 'session', id: 'session_id' }],
-  run: (ctx, input) => sessionTimeline({ ctx, input }),
   summarize: (d) => lines(
     `Session ${d.session.session_id}: ${plural(d.session.page_count, 'page')}, ${plural(d.session.signal_count, 'signal')}${d.session.signal_count ? ` (${countsLine(d.session.signal_counts)})` : ''}, ${d.session.converted ? 'converted' : 'did not convert'}.`,
     d.narrative,
@@ -118,16 +94,14 @@ const sessionLine = (s: SearchRow) => {
 
 export const findSessionsTool = defineTool({
   name: 'find_sessions',
+  operation: searchSessionsOp,
   title: 'Find sessions',
   description: 'Search sessions (default the last 7 days), most friction first: ids for get_session, pages, signals, conversion, a summary.',
   argumentNotes: {
     page: 'a path, or a pattern with * wildcards', signal_type: 'e.g. rage_click', issue_id: 'sessions that met this issue', browser: 'e.g. Chrome',
     converted: 'had a conversion event', has_clips: null, min_friction: 'least friction weight', sort: null,
   },
-  input: { query: SessionsSearchQuery },
-  output: SessionSearchList,
   links: [{ at: 'sessions[]', kind: 'session', id: 'session_id' }],
-  run: (ctx, input) => searchSessions({ ctx, input }),
   summarize: (d, input) => d.total === 0 ? `No sessions${sessionFilters(input)} from ${d.window_from} to ${d.window_to}.` : lines(
     `${d.total_capped ? `More than ${d.total.toLocaleString('en-US')} sessions` : plural(d.total, 'session')}${sessionFilters(input)} from ${d.window_from} to ${d.window_to}, by ${input.sort ?? 'friction'}; `
       + (d.sessions.length ? `showing ${d.offset + 1} to ${d.offset + d.sessions.length}:` : `none after the first ${d.offset}.`),
@@ -150,18 +124,10 @@ function rawRowLine(row: Record<string, unknown>): string {
 
 export const rawTool = defineTool({
   name: 'query_raw',
+  operation: rawRowsOp,
   title: 'Raw rows',
   description: 'Raw rows of one table, for questions no other tool answers.',
   argumentNotes: { table: 'events, signals, sessions, page_scores, score_history, ux_issues, deploys or alerts', sort: 'a column of the table', order: 'asc or desc (default)' },
-  input: { query: RawQuery },
-  output: RawRows,
-  // A bulk read of visitors' data, audited as GET /v1/query/raw is (ctx.db is the main connection here).
-  run: async (ctx, input) => {
-    const rows = await rawRows({ ctx, input });
-    const siteId = input.site_id || ctx.auth.site?.id || null;
-    await recordAudit(ctx.db, ctx, { action: 'raw.read', targetType: 'site', targetId: siteId, siteId, details: { table: rows.table, offset: rows.offset, limit: rows.limit, rows: rows.rows.length } });
-    return rows;
-  },
   summarize: (d) => d.rows.length === 0 ? `No rows of ${d.table} from offset ${d.offset} (${d.total} in all).` : lines(
     `${d.table}: rows ${d.offset + 1} to ${d.offset + d.rows.length} of ${d.total}:`,
     d.rows.map((row) => `- ${rawRowLine(row as Record<string, unknown>)}`),

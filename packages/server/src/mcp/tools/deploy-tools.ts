@@ -1,13 +1,7 @@
 // Deploys: the list, one deploy, the post-deploy check, and the two timeline writes (record a
 // deploy, add an annotation).
-import { Type } from '@sinclair/typebox';
-import { checkDeploy, deployDetail, listDeploys, recentDeploy, recordDeploy } from '../../features/deploys/service.ts';
-import { MINUTE_MS } from '../../domain/time.ts';
-import { CheckDeployQuery, CreateDeployBody, DeployCheck, DeployDetail, DeployList, DeployParams, DeploySiteQuery, ListDeploysQuery } from '../../features/deploys/schemas.ts';
-import { addAnnotation } from '../../features/annotations/service.ts';
-import { CreateAnnotationBody } from '../../features/annotations/schemas.ts';
-import { DeployRecord } from '../../domain/records/deploy.ts';
-import { AnnotationRecord } from '../../domain/records/annotation.ts';
+import { checkDeployOp, deployDetailOp, listDeploysOp, recordDeployOnceOp } from '../../features/deploys/operations.ts';
+import { addAnnotationOnceOp } from '../../features/annotations/operations.ts';
 import { defineTool } from '../tool-kit.ts';
 import { bullets, lines, plural, signed } from '../text.ts';
 
@@ -16,13 +10,11 @@ const deployLine = (d: { version: string; environment: string; deployed_at: stri
 
 export const listDeploysTool = defineTool({
   name: 'list_deploys',
+  operation: listDeploysOp,
   title: 'Deploys',
   description: 'Deploys, newest first, with the site score before and after each (null until scored) and delta (positive: worse).',
   argumentNotes: { environment: null },
-  input: { query: ListDeploysQuery },
-  output: DeployList,
   links: [{ at: 'deploys[]', kind: 'deploy' }],
-  run: (ctx, input) => listDeploys({ ctx, input }),
   summarize: (d) => d.total === 0 ? 'No deploys recorded.' : lines(`${plural(d.total, 'deploy')}:`, bullets(d.deploys, deployLine, 'deploys on this page of results')),
 });
 
@@ -37,14 +29,12 @@ function pagesLine(d: { pages_before: { page: string; score: number }[]; pages_a
 
 export const getDeployTool = defineTool({
   name: 'get_deploy',
+  operation: deployDetailOp,
   title: 'One deploy',
   description: 'One deploy: page scores before and after, issues that appeared after it (first) or were verified against it.',
   listedFields: ['id', 'version', 'environment', 'deployed_at', 'commit_sha', 'confusion_before', 'confusion_after', 'delta', 'pages_before', 'pages_after', 'related_issues', 'dashboard_url'],
   argumentNotes: { deploy_id: null },
-  input: { params: DeployParams, query: DeploySiteQuery },
-  output: DeployDetail,
   links: [{ at: '', kind: 'deploy' }, { at: 'related_issues[]', kind: 'issue' }],
-  run: (ctx, input) => deployDetail({ ctx, input }),
   summarize: (d) => lines(
     deployLine(d),
     d.related_issues.length > 0 && 'Related issues:',
@@ -55,13 +45,11 @@ export const getDeployTool = defineTool({
 
 export const checkDeployTool = defineTool({
   name: 'check_deploy',
+  operation: checkDeployOp,
   title: 'Post-deploy check',
   description: 'Did the last deploy make anything worse? Mallard\'s verdict per page and overall with reasons: FAIL if a page rose 15+ or a critical issue appeared, WARN at 5+ or a high one, else PASS (PENDING until scored).',
   argumentNotes: { deploy_id: null, environment: 'without deploy_id: its latest deploy' },
-  input: { query: CheckDeployQuery },
-  output: DeployCheck,
   links: [{ at: 'deploy', kind: 'deploy' }, { at: 'new_critical_issues[]', kind: 'issue' }, { at: 'new_high_issues[]', kind: 'issue' }],
-  run: (ctx, input) => checkDeploy({ ctx, input }),
   summarize: (d) => lines(
     `${d.verdict}: deploy ${deployLine(d.deploy)}.`,
     bullets(d.reasons, (r) => r, 'reasons', d.reasons.length, 15),
@@ -71,11 +59,9 @@ export const checkDeployTool = defineTool({
   ),
 });
 
-/** A retried write within this time is answered with what the first call wrote, not written again. */
-const RETRY_WINDOW_MS = 10 * MINUTE_MS;
-
 export const recordDeployTool = defineTool({
   name: 'record_deploy',
+  operation: recordDeployOnceOp,
   title: 'Record a deploy',
   description: 'Record a deploy as CI would, then check it with check_deploy.',
   argumentNotes: {
@@ -83,29 +69,16 @@ export const recordDeployTool = defineTool({
     description: 'what changed',
   },
   listedFields: ['id', 'version', 'environment', 'deployed_at', 'confusion_before', 'already_recorded', 'dashboard_url'],
-  input: { body: CreateDeployBody },
-  output: Type.Composite([DeployRecord, Type.Object({ already_recorded: Type.Boolean({ description: 'true: this version was recorded for this environment within 10 minutes (a retried call): that deploy is answered, nothing was written' }) })]),
   links: [{ at: '', kind: 'deploy' }],
-  write: { idempotent: true },
-  run: async (ctx, input) => {
-    const earlier = await recentDeploy({ ctx, input, withinMs: RETRY_WINDOW_MS });
-    return earlier ? { ...earlier, already_recorded: true } : { ...await recordDeploy({ ctx, input }), already_recorded: false };
-  },
   summarize: (d) => `${d.already_recorded ? 'Already recorded within 10 minutes (not recorded again): deploy' : 'Recorded deploy'} ${deployLine(d)}.`,
 });
 
 export const addAnnotationTool = defineTool({
   name: 'add_annotation',
+  operation: addAnnotationOnceOp,
   title: 'Add an annotation',
   description: 'Add a note to the site\'s (or a page\'s) timeline, e.g. what a check found.',
   argumentNotes: { message: null, page: 'omit it for a site-wide note' },
-  input: { body: CreateAnnotationBody },
-  output: Type.Composite([AnnotationRecord, Type.Object({ repeated: Type.Boolean({ description: 'true: this credential added the same note here within 10 minutes (a retried call): that one is answered, nothing was added' }) })]),
-  write: { idempotent: true },
-  run: async (ctx, input) => {
-    const { annotation, repeated } = await addAnnotation({ ctx, input, onceWithinMs: RETRY_WINDOW_MS });
-    return { ...annotation, repeated };
-  },
   summarize: (d) => `${d.repeated ? 'Already added within 10 minutes (not added again): annotation' : 'Annotation added'}${d.page ? ` on ${d.page}` : ''} at ${d.created_at}: ${d.message}`,
 });
 

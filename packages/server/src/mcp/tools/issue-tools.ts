@@ -1,10 +1,5 @@
 // Issues: the list, one issue in full, and triage (a write tool).
-import { Type } from '@sinclair/typebox';
-import { applyIssueUpdate, issueDetail, listIssues } from '../../features/issues/service.ts';
-import { IssueDetail, IssueList, IssueParams, ListIssuesQuery, SiteQuery, UpdateIssueBody } from '../../features/issues/schemas.ts';
-import { IssueRecord } from '../../domain/records/issue.ts';
-import { Nullable } from '../../domain/schema-parts.ts';
-import { MINUTE_MS } from '../../domain/time.ts';
+import { issueDetailOp, listIssuesOp, triageIssueOp } from '../../features/issues/operations.ts';
 import { defineTool } from '../tool-kit.ts';
 import { bullets, lines, plural } from '../text.ts';
 
@@ -30,11 +25,9 @@ export const listIssuesTool = defineTool({
     attention: 'true: open, triaged, in_progress or regressed only', type: 'a signal type, e.g. rage_click', q: 'text in the title, label, selector or page',
     sort: 'priority (default): needing attention first; the others: most first',
   },
-  input: { query: ListIssuesQuery },
-  output: IssueList,
+  operation: listIssuesOp,
   links: [{ at: 'issues[]', kind: 'issue' }],
   pageFields: ['page'],
-  run: (ctx, input) => listIssues({ ctx, input }),
   summarize: (d, input) => d.total === 0 ? `No issues${filtersOf(input)}.` : lines(
     `${plural(d.total, 'issue')}${filtersOf(input)}, by ${input.sort ?? 'priority'}; showing ${d.offset + 1} to ${d.offset + d.issues.length}:`,
     bullets(d.issues, issueLine, 'issues on this page of results'),
@@ -50,13 +43,11 @@ export const getIssueTool = defineTool({
     'first_seen_at', 'last_seen_at', 'ticket', 'dashboard_url', 'evidence', 'linked_sessions', 'verifications', 'deploy_correlation', 'activity',
   ],
   argumentNotes: { issue_id: null },
-  input: { params: IssueParams, query: SiteQuery },
-  output: IssueDetail,
+  operation: issueDetailOp,
   links: [
     { at: '', kind: 'issue' }, { at: 'linked_sessions[]', kind: 'session', id: 'session_id' },
     { at: 'evidence[]', kind: 'session', id: 'session_id' }, { at: 'deploy_correlation', kind: 'deploy', id: 'deploy_id' },
   ],
-  run: (ctx, input) => issueDetail({ ctx, input }),
   summarize: (d) => lines(
     issueLine(d),
     `Page ${d.page}, element ${d.element_selector || '(none)'}, type ${d.type}; severity score ${d.severity_score} (${d.severity_source}); ${plural(d.user_count, 'user')} affected in 24 h, ${plural(d.users_7d, 'user')} in 7 days; first seen ${d.first_seen_at}, last ${d.last_seen_at}.`,
@@ -66,18 +57,6 @@ export const getIssueTool = defineTool({
     d.deploy_correlation && `First seen within 48 hours after deploy ${(d.deploy_correlation as Row).version}.`,
   ),
 });
-
-/** A retried call within this time leaves its note once (same credential, issue and text). */
-export const NOTE_ONCE_WITHIN_MS = 10 * MINUTE_MS;
-
-const Written = Type.Object({
-  status: Type.Optional(Type.String()),
-  assigned_to: Type.Optional(Nullable(Type.String())),
-  severity: Type.Optional(Nullable(Type.String())),
-  note: Type.Optional(Type.String()),
-  note_repeated: Type.Boolean({ description: 'true: this credential left the same note on the issue within 10 minutes, so it was not added again' }),
-}, { description: 'What this call wrote: the fields it was given, as stored' });
-const UpdateIssueAnswer = Type.Composite([IssueRecord, Type.Object({ written: Written })]);
 
 /** What was written, in words: "status in_progress, assigned to dana@shop.example, note "..."". */
 function writtenLine(w: { status?: string; assigned_to?: string | null; severity?: string | null; note?: string; note_repeated: boolean }): string {
@@ -95,21 +74,8 @@ export const updateIssueTool = defineTool({
   description: 'Triage an issue: status, note, assignee or severity (one at least). Answers the issue and written: what this call wrote.',
   argumentNotes: { issue_id: null, status: null, note: null, assigned_to: 'null unassigns', severity: 'null: back to the computed one' },
   listedFields: ['id', 'title', 'status', 'severity', 'assigned_to', 'priority', 'written', 'dashboard_url'],
-  input: { params: IssueParams, query: SiteQuery, body: UpdateIssueBody },
-  output: UpdateIssueAnswer,
+  operation: triageIssueOp,
   links: [{ at: '', kind: 'issue' }],
-  write: { idempotent: true },
-  run: async (ctx, input) => {
-    const { issue, note_repeated } = await applyIssueUpdate({ ctx, input, noteOnceWithinMs: NOTE_ONCE_WITHIN_MS });
-    const written = {
-      ...(input.status !== undefined ? { status: issue.status } : {}),
-      ...(input.assigned_to !== undefined ? { assigned_to: issue.assigned_to } : {}),
-      ...(input.severity !== undefined ? { severity: input.severity === null ? null : issue.severity } : {}),
-      ...(input.note !== undefined ? { note: input.note } : {}),
-      note_repeated,
-    };
-    return { ...issue, written };
-  },
   summarize: (d) => `Updated: ${writtenLine(d.written)}. Now: ${issueLine(d)}${d.assigned_to ? `, assigned to ${d.assigned_to}` : ''}.`,
 });
 

@@ -1,18 +1,10 @@
 // Read tools about the site and its pages: who am I, the one-call context, scores, one page,
 // trends, two pages compared, elements, what to fix first and the revenue at risk.
-import { Type } from '@sinclair/typebox';
-import { whoami } from '../../features/whoami/service.ts';
-import { Whoami } from '../../features/whoami/schemas.ts';
-import { siteDirectory } from '../../features/sites/service.ts';
-import { Uuid } from '../../domain/schema-parts.ts';
-import { getSiteContext } from '../../features/mcp-context/service.ts';
-import { SiteContext, SiteContextQuery } from '../../features/mcp-context/schemas.ts';
-import { comparePages, getElements, getPageDetail, getSiteScores, getTrends } from '../../features/scores/service.ts';
-import {
-  CompareQuery, Comparison, Elements, ElementsQuery, PageDetail, PageQuery, SiteScores, SiteScoresQuery, Trends, TrendsQuery,
-} from '../../features/scores/schemas.ts';
-import { getRecommendations, getRevenueAtRisk } from '../../features/revenue/service.ts';
-import { Recommendations, RecommendationsQuery, RevenueAtRisk, RevenueQuery } from '../../features/revenue/schemas.ts';
+import { siteDirectoryOp } from '../../features/sites/operations.ts';
+import { whoamiWithSitesOp } from '../../features/whoami/operations.ts';
+import { siteContextOp } from '../../features/mcp-context/operations.ts';
+import { compareOp, elementsOp, pageDetailOp, siteScoresOp, trendsOp } from '../../features/scores/operations.ts';
+import { recommendationsOp, revenueOp } from '../../features/revenue/operations.ts';
 import { defineTool } from '../tool-kit.ts';
 import { bullets, countsLine, lines, plural, signed } from '../text.ts';
 import { formatMoney } from '../../domain/money.ts';
@@ -20,20 +12,14 @@ import { formatMoney } from '../../domain/money.ts';
 type Row = Record<string, unknown>;
 const money = (cents: number | null | undefined, currency: string) => (cents === null || cents === undefined ? 'unknown' : formatMoney(cents, currency));
 
-const SiteEntry = Type.Object({ id: Uuid, name: Type.String(), url: Type.String() });
 const SITES_IN_TEXT = 20;
 const siteLine = (s: { id: string; name: string; url: string }) => `${s.name} (${s.url}): site_id ${s.id}`;
 
 export const listSitesTool = defineTool({
   name: 'list_sites',
+  operation: siteDirectoryOp,
   title: 'Sites',
   description: 'The sites this credential can read, with the ids an org-level credential passes as site_id.',
-  input: {},
-  output: Type.Object({ sites: Type.Array(SiteEntry), total: Type.Integer() }),
-  run: async (ctx) => {
-    const sites = await siteDirectory({ ctx });
-    return { sites, total: sites.length };
-  },
   summarize: (d) => d.total === 0 ? 'No sites: the org has none yet.' : lines(
     `${plural(d.total, 'site')} this credential can read (pass site_id to the tools):`,
     bullets(d.sites, siteLine, 'sites', d.total, SITES_IN_TEXT),
@@ -42,11 +28,9 @@ export const listSitesTool = defineTool({
 
 export const whoamiTool = defineTool({
   name: 'whoami',
+  operation: whoamiWithSitesOp,
   title: 'Who am I',
   description: 'Who this connection is: org, own site (null if org-level), credential type, scopes, role, readable sites.',
-  input: {},
-  output: Type.Composite([Whoami, Type.Object({ sites: Type.Array(SiteEntry, { description: 'The sites this credential can read (as list_sites)' }) })]),
-  run: async (ctx) => ({ ...whoami({ ctx }), sites: await siteDirectory({ ctx }) }),
   summarize: (d) => lines(
     `Org ${d.org.name} (${d.org.id}); ${d.site ? `site ${d.site.name} (${d.site.id}, ${d.site.url})` : 'no site of its own: pass site_id to each tool'}.`,
     `Credential: ${d.key_type}${'role' in d && d.role ? `, role ${d.role}` : ''}; scopes ${d.scopes.join(', ') || 'none'}.`,
@@ -56,15 +40,13 @@ export const whoamiTool = defineTool({
 
 export const siteContextTool = defineTool({
   name: 'get_site_context',
+  operation: siteContextOp,
   title: 'Site context',
   description: 'Call this first: the site\'s state, worst pages, issues by priority, deploys, active alerts (mcp_channel: sent to you), what to fix first, revenue at risk.',
-  input: { query: SiteContextQuery },
-  output: SiteContext,
   links: [
     { at: 'open_issues[]', kind: 'issue' }, { at: 'recent_deploys[]', kind: 'deploy' }, { at: 'active_alerts[]', kind: 'alert' },
     { at: 'recommendations[]', kind: 'issue', id: 'issue_id' },
   ],
-  run: (ctx, input) => getSiteContext({ ctx, input }),
   summarize: (d) => {
     const forYou = d.active_alerts.filter((a) => a.mcp_channel);
     return lines(
@@ -87,11 +69,9 @@ export const siteContextTool = defineTool({
 
 export const scoresTool = defineTool({
   name: 'get_scores',
+  operation: siteScoresOp,
   title: 'Site scores',
   description: 'Which pages confuse users most: overall score (0 calm to 100 broken) and trend, every scored page worst first.',
-  input: { query: SiteScoresQuery },
-  output: SiteScores,
-  run: (ctx, input) => getSiteScores({ ctx, input }),
   summarize: (d) => lines(
     d.headline,
     `Overall ${d.site.overall_score} of 100, trend ${d.site.overall_trend}; ${d.site.total_active_users} active users, ${d.site.total_affected_users} affected${d.site.window_from ? ` (${d.site.window_from} to ${d.site.window_to})` : ''}${d.as_of ? `; as of ${d.as_of}` : '; not scored yet'}.`,
@@ -101,13 +81,11 @@ export const scoresTool = defineTool({
 
 export const pageTool = defineTool({
   name: 'get_page',
+  operation: pageDetailOp,
   title: 'One page in detail',
   description: 'Why a page confuses users: score by signal, history, worst elements, its issues, alerts and recent deploys.',
-  input: { query: PageQuery },
-  output: PageDetail,
   links: [{ at: 'issues[]', kind: 'issue' }, { at: 'active_alerts[]', kind: 'alert' }, { at: 'recent_deploys[]', kind: 'deploy' }],
   pageFields: ['page'],
-  run: (ctx, input) => getPageDetail({ ctx, input }),
   summarize: (d) => {
     const s = d.score as Row | null;
     return lines(
@@ -125,13 +103,11 @@ export const pageTool = defineTool({
 
 export const trendsTool = defineTool({
   name: 'get_trends',
+  operation: trendsOp,
   title: 'Score trends',
   description: 'Better or worse over time: score history of a page (or the site), newest first, with annotations.',
   argumentNotes: { page: 'omit it for the whole site', days: null },
-  input: { query: TrendsQuery },
-  output: Trends,
   pageFields: ['page'],
-  run: (ctx, input) => getTrends({ ctx, input }),
   summarize: (d) => {
     const scores = (d.history as Row[]).map((h) => Number(h.score)).filter((n) => Number.isFinite(n));
     const what = d.page ?? 'the site';
@@ -147,13 +123,11 @@ export const trendsTool = defineTool({
 
 export const compareTool = defineTool({
   name: 'compare_pages',
+  operation: compareOp,
   title: 'Compare two pages',
   description: 'Two pages side by side (score, trend, users, issues) and their difference (a - b).',
   argumentNotes: { a: null, b: null },
-  input: { query: CompareQuery },
-  output: Comparison,
   pageFields: ['a', 'b'],
-  run: (ctx, input) => comparePages({ ctx, input }),
   summarize: (d) => {
     const side = (s: Row) => `${s.page}: score ${s.score ?? 'none'} (${s.trend}), ${s.active_users} active users, ${s.affected_users} affected, ${s.open_issues} open issues${s.dominant_signal ? `, mostly ${s.dominant_signal}` : ''}`;
     return lines(side(d.a), side(d.b), `Difference (a - b): score ${d.difference.score ?? 'n/a'}, open issues ${d.difference.open_issues}.`);
@@ -162,12 +136,10 @@ export const compareTool = defineTool({
 
 export const elementsTool = defineTool({
   name: 'get_elements',
+  operation: elementsOp,
   title: 'Elements with friction',
   description: 'A page\'s elements with the most friction: signals, users affected and a recommendation each.',
-  input: { query: ElementsQuery },
-  output: Elements,
   pageFields: ['page'],
-  run: (ctx, input) => getElements({ ctx, input }),
   summarize: (d) => d.elements.length === 0 ? `No friction on the elements of ${d.page} in this window.` : lines(
     `${plural(d.elements.length, 'element')} of ${d.page} with friction:`,
     bullets(d.elements, (e) => `${e.element_selector}${e.label ? ` '${e.label}'` : ''}: ${e.signal_count} signals, mostly ${e.dominant_signal}, ${plural(e.affected_users, 'user')}. ${e.recommendation}`, 'elements', d.elements.length, 5),
@@ -176,12 +148,10 @@ export const elementsTool = defineTool({
 
 export const recommendationsTool = defineTool({
   name: 'get_recommendations',
+  operation: recommendationsOp,
   title: 'What to fix first',
   description: 'What to fix first: issues needing attention by priority (0-100), each with its reason and a fix.',
-  input: { query: RecommendationsQuery },
-  output: Recommendations,
   links: [{ at: 'recommendations[]', kind: 'issue', id: 'issue_id' }],
-  run: (ctx, input) => getRecommendations({ ctx, input }),
   summarize: (d) => d.recommendations.length === 0 ? 'No issues need attention (open, triaged, in progress or regressed): nothing to fix right now.' : lines(
     'What to fix first:',
     bullets(d.recommendations, (r) => `Priority ${r.priority} of 100 (${r.priority_reason}): ${r.title}. ${r.recommendation} [issue ${r.issue_id}]`, 'recommendations', d.recommendations.length, 5),
@@ -190,12 +160,10 @@ export const recommendationsTool = defineTool({
 
 export const revenueTool = defineTool({
   name: 'get_revenue',
+  operation: revenueOp,
   title: 'Revenue at risk',
   description: 'Revenue at risk a month per open issue, from conversion gaps (needs conversion events).',
-  input: { query: RevenueQuery },
-  output: RevenueAtRisk,
   links: [{ at: 'issues[]', kind: 'issue', id: 'issue_id' }],
-  run: (ctx, input) => getRevenueAtRisk({ ctx, input }),
   summarize: (d) => {
     if (!d.tracking) return d.message ?? 'No conversion tracking.';
     const estimated = d.issues.filter((i) => i.monthly_revenue_at_risk_cents !== null).sort((a, b) => (b.monthly_revenue_at_risk_cents ?? 0) - (a.monthly_revenue_at_risk_cents ?? 0));

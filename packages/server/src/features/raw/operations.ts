@@ -1,0 +1,28 @@
+// Raw rows of one table (GET /v1/query/raw, the MCP tool query_raw): a bulk read of visitors'
+// data, so each call leaves one audit row (on the main connection, after the read is known to
+// be allowed and valid).
+import { recordAudit } from '../../audit/record.ts';
+import { defineOperation, READ_ACCESS } from '../../domain/operation.ts';
+import { rawRows } from './raw-rows.ts';
+import { RawQuery, RawRows } from './schemas.ts';
+
+export const rawRowsOp = defineOperation({
+  name: 'raw.rows',
+  summary: 'Raw rows of one table for the site',
+  access: READ_ACCESS,
+  // Each row's schema is open (the table's exposed columns, which serializeRow picks), so the
+  // serializer Fastify compiles from it checks nothing JSON.stringify does not, and took most of
+  // the route's time: up to 1,000 rows of 15 to 20 columns (BENCHMARKS-HISTORY.md, "reads", the events export of 2026-11-26).
+  http: { method: 'GET', path: '/query/raw', surface: 'query', tags: ['query'], send: 'json' },
+  input: { query: RawQuery },
+  output: RawRows,
+  run: async (ctx, input) => {
+    const rows = await rawRows({ ctx, input });
+    const siteId = input.site_id || ctx.auth.site?.id || null;
+    // The read ran (and checked the site) on the read connection; the row is written on the main one.
+    await recordAudit(ctx.writeDb ?? ctx.db, ctx, { action: 'raw.read', targetType: 'site', targetId: siteId, siteId, details: { table: rows.table, offset: rows.offset, limit: rows.limit, rows: rows.rows.length } });
+    return rows;
+  },
+});
+
+export const RAW_OPERATIONS = [rawRowsOp];

@@ -1,0 +1,164 @@
+// The operation catalog (src/features/catalog.ts, domain/operation.ts): each operation is
+// declared once and its faces are derived from it.
+// - Every MCP tool calls an operation of the catalog, and no tool file declares a schema, an
+//   access rule or a service call of its own.
+// - Every operation with an `http` binding is served by the route derived from it (a route
+//   registered by hand on its path would either clash or leave the operation unserved), and no
+//   hand-written route reuses an operation's input schemas.
+// - The runner refuses before running, alike for every face, and MCP lists a tool exactly to the
+//   credentials the runner admits.
+// - Resolve once: get_page over MCP reads the site and its sdk_configs once (the page check and
+//   the page detail share the call's memo).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FastifySchema } from 'fastify';
+import { describe, expect, it, vi } from 'vitest';
+import { authenticate } from '../src/domain/authenticate.ts';
+import type { AuthContext, ServiceContext } from '../src/domain/context.ts';
+import { admits, defineOperation, runOperation, WRITE_ACCESS } from '../src/domain/operation.ts';
+import * as schemaParts from '../src/domain/schema-parts.ts';
+import { CATALOG } from '../src/features/catalog.ts';
+import type { McpSession } from '../src/mcp/session.ts';
+import { ALL_TOOLS, toolsFor } from '../src/mcp/tools/index.ts';
+import { createHarness, eachDialect, useHarness } from './helpers/harness.ts';
+import { SRC } from './helpers/import-graph.ts';
+import { countingSelectsFrom } from './helpers/query-spy.ts';
+import { cycle, freshStart, HOUR, MIN, sendVisits } from './helpers/traffic.ts';
+
+// The routes, read from the route table of an app built for that purpose.
+const ROUTES = await (async () => {
+  const h = await createHarness('sqlite');
+  try {
+    return h.app.routeTable.rules();
+  } finally {
+    await h.close();
+  }
+})();
+
+describe('the operation catalog', () => {
+  it('names every operation once', () => {
+    const names = CATALOG.map((op) => op.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(CATALOG.length).toBeGreaterThan(30);
+  });
+
+  it('makes every MCP tool from an operation of the catalog', () => {
+    const missing = ALL_TOOLS.filter((t) => !CATALOG.includes(t.operation)).map((t) => t.name);
+    expect(missing).toEqual([]);
+  });
+
+  it('lets no MCP tool file declare a schema, an access rule or a service call of its own', () => {
+    const dir = join(SRC, 'mcp/tools');
+    const own: string[] = [];
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      for (const [what, pattern] of [
+        ['an input schema', /^\s+input:/m], ['an output schema', /^\s+output:/m], ['a run', /^\s+run:/m], ['an access rule', /^\s+(access|write):/m],
+        ['a TypeBox schema', /\bType\.[A-Z]/], ['a service call', /\(\{\s*ctx\b/],
+      ] as const) {
+        if (pattern.test(text)) own.push(`${file}: ${what}`);
+      }
+    }
+    expect(own).toEqual([]);
+  });
+
+  it('serves every operation with an http binding by the route derived from it', () => {
+    const unserved = CATALOG.filter((op) => op.http).filter((op) => {
+      const route = ROUTES.find((r) => r.method === op.http!.method && r.url === `/v1${op.http!.path}`);
+      return route?.operation !== op;
+    }).map((op) => `${op.name} (${op.http!.method} /v1${op.http!.path})`);
+    expect(unserved).toEqual([]);
+  });
+
+  it('lets no hand-written route reuse an operation\'s input schemas', () => {
+    // Shared pieces (a site_id query string, a UUID path parameter) are not an operation's own.
+    const shared = new Set<unknown>(Object.values(schemaParts));
+    const parts = new Map<unknown, string>();
+    for (const op of CATALOG) {
+      for (const part of [op.input.params, op.input.query, op.input.body]) if (part && !shared.has(part)) parts.set(part, op.name);
+    }
+    const twice = ROUTES.filter((r) => r.operation === undefined).flatMap((r) => {
+      const schema = (r.schema ?? {}) as FastifySchema;
+      return [schema.params, schema.querystring, schema.body].filter((s) => parts.has(s)).map((s) => `${r.method} ${r.url} declares ${parts.get(s)}'s input`);
+    });
+    expect(twice).toEqual([]);
+  });
+
+  it('catches what it claims to: a hand-written route with an operation\'s schema is reported', () => {
+    const op = CATALOG.find((o) => o.input.query && !Object.values(schemaParts).includes(o.input.query as never))!;
+    const planted = [{ method: 'GET', url: '/v1/elsewhere', schema: { querystring: op.input.query }, operation: undefined }];
+    const found = planted.filter((r) => r.operation === undefined && CATALOG.some((o) => o.input.query === r.schema.querystring));
+    expect(found).toHaveLength(1);
+  });
+});
+
+const auth = (over: Partial<AuthContext>): AuthContext => ({
+  kind: 'key', org: { id: 'o', name: 'O', duckFacts: false }, site: null, keyType: 'secret', keyId: 'k', scopes: [], user: null, role: null,
+  jti: null, tokenExpiresAt: null, mfaEnrolmentRequired: false, sessionId: null, ...over,
+});
+
+describe('the runner', () => {
+  const run = vi.fn(async () => ({ ran: true }));
+  const op = defineOperation({ name: 'test.write', summary: 'a write', access: WRITE_ACCESS, input: {}, output: {} as never, run });
+  const ctx = (a: AuthContext) => ({ auth: a, now: 0, requestId: 'r', log: console }) as unknown as ServiceContext;
+
+  it('refuses a caller the access rule does not admit before running, with the contract\'s code', async () => {
+    await expect(runOperation(op, ctx(auth({ scopes: ['mcp:read'] })), {})).rejects.toMatchObject({ code: 'missing_scope', status: 403 });
+    await expect(runOperation(op, ctx(auth({ kind: 'jwt', keyType: 'jwt', role: 'viewer' })), {})).rejects.toMatchObject({ code: 'insufficient_role' });
+    await expect(runOperation(op, ctx(auth({ kind: 'jwt', keyType: 'jwt', role: 'owner', mfaEnrolmentRequired: true })), {})).rejects.toMatchObject({ code: 'mfa_enrolment_required' });
+    expect(run).not.toHaveBeenCalled();
+    await expect(runOperation(op, ctx(auth({ scopes: ['manage:write'] })), {})).resolves.toEqual({ ran: true });
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it('gives each call a memo of its own', async () => {
+    const seen: unknown[] = [];
+    const memoOp = defineOperation({ name: 'test.memo', summary: 'memo', access: {}, input: {}, output: {} as never, run: async (c) => { seen.push(c.memo); return null; } });
+    const base = ctx(auth({}));
+    await runOperation(memoOp, base, {});
+    await runOperation(memoOp, base, {});
+    expect(seen[0]).toBeDefined();
+    expect(seen[0]).not.toBe(seen[1]);
+    expect(base.memo).toBeUndefined();
+  });
+
+  it('lists to MCP exactly the tools whose operation admits the credential (a read-only OAuth grant gets no write tool)', () => {
+    for (const credential of [
+      auth({ scopes: ['mcp:read'] }), auth({ scopes: ['mcp:read', 'manage:write'] }), auth({ keyType: 'oauth', scopes: ['mcp:read'], role: 'owner', user: { id: 'u', email: 'e' } }),
+      auth({ kind: 'jwt', keyType: 'jwt', role: 'viewer' }), auth({ kind: 'jwt', keyType: 'jwt', role: 'member' }),
+    ]) {
+      expect(toolsFor(credential).map((t) => t.name)).toEqual(ALL_TOOLS.filter((t) => admits(credential, t.operation.access)).map((t) => t.name));
+    }
+    expect(toolsFor(auth({ keyType: 'oauth', scopes: ['mcp:read'] })).some((t) => t.write)).toBe(false);
+    expect(toolsFor(auth({ scopes: ['mcp:read', 'manage:write'] })).some((t) => t.write)).toBe(true);
+  });
+});
+
+eachDialect('resolve once', (dialect) => {
+  const h = useHarness(dialect.name);
+
+  it('get_page over MCP reads the site and its sdk_configs once', async () => {
+    const { org, start: S, prefix } = await freshStart(h);
+    h.clock.set(S + HOUR + 10 * MIN);
+    await sendVisits(h, org, prefix, [{ n: 1, page: '/pricing', at: S + HOUR, signals: [{ type: 'rage_click', element: 'button.buy' }] }]);
+    await cycle(h, org.site_id, S + HOUR + 15 * MIN);
+    // An org-scoped key names the site, so the site is read from the store (a site-scoped key's own site is not).
+    const { key } = await h.key(org, { scopes: ['mcp:read'] });
+    const who = await authenticate(h.store, h.secrets, key, h.clock.now());
+    const configs = countingSelectsFrom(h.store.db, 'sdk_configs');
+    const sites = countingSelectsFrom(configs.db, 'sites');
+    const session: McpSession = {
+      ctx: { auth: who, db: sites.db, now: h.clock.now(), requestId: 'resolve-once', log: { info() {}, warn() {}, error() {} } },
+      publicUrl: 'http://127.0.0.1',
+    };
+    const tool = ALL_TOOLS.find((t) => t.name === 'get_page')!;
+    const result = await tool.call(session, { site_id: org.site_id, page: '/pricing' });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect((result.structuredContent as { page: string }).page).toBe('/pricing');
+    expect(configs.counter.selects).toBe(1);
+    expect(sites.counter.selects).toBe(1);
+    // A second call reads again: the memo is the call's, not the session's.
+    await tool.call(session, { site_id: org.site_id, page: '/pricing' });
+    expect(configs.counter.selects).toBe(2);
+  });
+});
