@@ -277,7 +277,8 @@ describe.skipIf(!chromiumReady)('the triage screens in Chromium against a real s
     try {
       const mobile = nextPages(await flows('&device=mobile'));
       await tab.page.goto(`${server.url}/app/#/flows?device=mobile`);
-      await tab.page.locator('.screen.flows .state, section.flow-page').first().waitFor();
+      // The screen's answer, not its loading line (a loaded machine shows "Loading flows…" first).
+      await tab.page.locator('.screen.flows .state:not(.loading), section.flow-page').first().waitFor();
       const pages = await tab.page.$$eval('section.flow-page h2 code', (cells) => cells.map((c) => c.textContent));
       expect(pages).toEqual(mobile.map((p) => p.page));
       const overflow = await tab.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
