@@ -280,6 +280,29 @@ eachDialect('sessions search', ({ name }) => {
     expect((await search(org)).sessions.map((s: { friction_weight: number }) => s.friction_weight)).toEqual([60, 22.5, 20, 0]);
   });
 
+  it('names in each summary the session\'s heaviest signal by the site\'s weights, the earliest of equals', async () => {
+    const org = await h.org('Worst signal');
+    // F: a form abandonment (20) before a rage click (25 x 0.8 = 20, a tie: the earlier wins), then a dead click (12).
+    const F = sid('f');
+    await session(org, F, CHROME_WINDOWS_UA, HOUR, (at) => [
+      { type: 'pageview', ts: at(0), page: '/checkout' },
+      { type: 'signal', ts: at(5), page: '/checkout', signal_type: 'form_abandonment', element: 'form#pay' },
+      { type: 'signal', ts: at(10), page: '/checkout', signal_type: 'rage_click', element: 'button.pay', label: 'Pay now', confidence: 0.8, count: 3, duration_ms: 900 },
+      { type: 'signal', ts: at(20), page: '/checkout', signal_type: 'dead_click', element: 'a.help', label: 'Help' },
+    ]);
+    const summary = async () => (await search(org)).sessions[0].summary as string;
+    expect(await summary()).toContain('form#pay');
+    // The site's own weights decide: the dead click (12 -> 50) is now the heaviest.
+    const res = await h.app.inject({
+      method: 'PATCH', url: '/v1/manage/sdk-config/production', headers: bearer(org.keys.secret),
+      payload: { signal_weights: { dead_click: 50 } },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const after = await summary();
+    expect(after).toContain('a.help');
+    expect(after).not.toContain('form#pay');
+  });
+
   it('migration 0018 backfills the friction weight of the sessions it finds from their signals and the site\'s weights', async () => {
     const { store, schema, drop } = await emptyStore(name);
     try {

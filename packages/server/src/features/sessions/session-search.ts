@@ -18,7 +18,7 @@ import { AppError } from '../../domain/errors.ts';
 import { checkPagePattern, hasWildcard, likePattern } from '../../domain/page-pattern.ts';
 import { readWindow } from '../../domain/read-window.ts';
 import { sessionSpan } from '../../domain/records/session.ts';
-import { weightResolver } from '../../domain/signals.ts';
+import { FALLBACK_WEIGHT, KNOWN_SIGNAL_TYPES, weightResolver, type WeightOverrides } from '../../domain/signals.ts';
 import { loadSignalWeights } from '../../domain/site-config.ts';
 import { pageParam } from '../../domain/site-settings.ts';
 import { resolveSite } from '../../domain/tenancy.ts';
@@ -111,26 +111,36 @@ function sorted<O>(query: SelectQueryBuilder<Database, 'sessions', O>, sort: Ses
   }
 }
 
-/** Each session's heaviest signal (weight x cf; the earliest of equals), with its event's props for the narrative's words. */
+/**
+ * A signal's weight x confidence in SQL, from the registry merged with the site's overrides (as
+ * weightResolver gives it in JavaScript): one CASE over the known and overridden types.
+ */
+function weightedConfidence(overrides: WeightOverrides) {
+  const weight = weightResolver(overrides);
+  const types = [...new Set([...KNOWN_SIGNAL_TYPES, ...Object.keys(overrides)])];
+  const cases = sql.join(types.map((type) => sql`when ${type} then ${sql.lit(weight(type))}`), sql` `);
+  return sql<number>`(case signal_type ${cases} else ${sql.lit(FALLBACK_WEIGHT)} end) * confidence`;
+}
+
+/**
+ * Each session's heaviest signal (weight x cf; the earliest of equals), with its event's props
+ * for the narrative's words. Ranked in SQL, so the answer carries one signal per session: the
+ * busiest sessions of a large site hold hundreds of signals each, and reading them all out to
+ * keep one grew the search with the site's traffic.
+ */
 async function worstSignals(db: Kysely<Database>, siteId: string, sids: string[]): Promise<Map<string, NarrativeEvent>> {
   if (sids.length === 0) return new Map();
-  const [rows, overrides] = await Promise.all([
-    db.selectFrom('signals').innerJoin('events', 'events.id', 'signals.event_id')
-      .select(['signals.sid', 'signals.signal_type', 'signals.page', 'signals.element', 'signals.label', 'signals.confidence', 'signals.occurred_at', 'signals.id', 'events.props'])
-      .where('signals.site_id', '=', siteId).where('signals.sid', 'in', padInList(sids)).execute(),
-    loadSignalWeights(db, siteId),
-  ]);
-  const weight = weightResolver(overrides);
-  const best = new Map<string, { score: number; row: (typeof rows)[number] }>();
-  for (const row of rows) {
-    const score = weight(row.signal_type) * row.confidence;
-    const held = best.get(row.sid);
-    if (!held || score > held.score || (score === held.score && (row.occurred_at < held.row.occurred_at || (row.occurred_at === held.row.occurred_at && row.id < held.row.id)))) {
-      best.set(row.sid, { score, row });
-    }
-  }
-  return new Map([...best].map(([sid, { row }]) => [sid, {
-    type: 'signal', page: row.page, occurred_at: row.occurred_at, name: null, signal_type: row.signal_type,
+  const overrides = await loadSignalWeights(db, siteId);
+  const ranked = db.selectFrom('signals')
+    .select(['sid', 'signal_type', 'page', 'element', 'label', 'occurred_at', 'event_id'])
+    .select(sql<number>`row_number() over (partition by sid order by ${weightedConfidence(overrides)} desc, occurred_at, id)`.as('rank'))
+    .where('site_id', '=', siteId).where('sid', 'in', padInList(sids))
+    .as('ranked');
+  const rows = await db.selectFrom(ranked).innerJoin('events', 'events.id', 'ranked.event_id')
+    .select(['ranked.sid', 'ranked.signal_type', 'ranked.page', 'ranked.element', 'ranked.label', 'ranked.occurred_at', 'events.props'])
+    .where('ranked.rank', '=', 1).execute();
+  return new Map(rows.map((row) => [row.sid, {
+    type: 'signal', page: row.page, occurred_at: Number(row.occurred_at), name: null, signal_type: row.signal_type,
     element: row.element || null, label: row.label, props: row.props ? (JSON.parse(row.props) as Record<string, unknown>) : null,
   }]));
 }
