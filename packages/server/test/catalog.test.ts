@@ -20,7 +20,7 @@ import * as schemaParts from '../src/domain/schema-parts.ts';
 import { CATALOG } from '../src/features/catalog.ts';
 import type { McpSession } from '../src/mcp/session.ts';
 import { ALL_TOOLS, toolsFor } from '../src/mcp/tools/index.ts';
-import { createHarness, eachDialect, useHarness } from './helpers/harness.ts';
+import { bearer, createHarness, eachDialect, useHarness } from './helpers/harness.ts';
 import { SRC } from './helpers/import-graph.ts';
 import { countingSelectsFrom } from './helpers/query-spy.ts';
 import { cycle, freshStart, HOUR, MIN, sendVisits } from './helpers/traffic.ts';
@@ -148,7 +148,7 @@ eachDialect('resolve once', (dialect) => {
     const configs = countingSelectsFrom(h.store.db, 'sdk_configs');
     const sites = countingSelectsFrom(configs.db, 'sites');
     const session: McpSession = {
-      ctx: { auth: who, db: sites.db, now: h.clock.now(), requestId: 'resolve-once', log: { info() {}, warn() {}, error() {} } },
+      ctx: { auth: who, db: sites.db, now: h.clock.now(), requestId: 'resolve-once', log: { info() {}, warn() {}, error() {} }, services: h.app.services },
       publicUrl: 'http://127.0.0.1',
     };
     const tool = ALL_TOOLS.find((t) => t.name === 'get_page')!;
@@ -160,5 +160,26 @@ eachDialect('resolve once', (dialect) => {
     // A second call reads again: the memo is the call's, not the session's.
     await tool.call(session, { site_id: org.site_id, page: '/pricing' });
     expect(configs.counter.selects).toBe(2);
+  });
+});
+
+eachDialect('a route reads the parts its operation declares', (dialect) => {
+  const h = useHarness(dialect.name);
+
+  it('passes no undeclared query string to run: create takes its site from the body, a change only the body\'s fields', async () => {
+    const org = await h.org('Parts');
+    const { key } = await h.key(org, { scopes: ['manage:write'] });
+    const call = (method: 'POST' | 'PATCH', url: string, payload: object) => h.app.inject({ method, url, headers: bearer(key), payload });
+    const rule = { name: 'Spikes', trigger_type: 'spike', threshold: 20 };
+    // Creating an alert rule declares a body only: an org-scoped key names the site there, not in the query string.
+    const fromQuery = await call('POST', `/v1/manage/alert-rules?site_id=${org.site_id}`, rule);
+    expect(fromQuery.statusCode, fromQuery.body).toBe(400);
+    expect(fromQuery.json().error.code).toBe('missing_site_id');
+    const created = await call('POST', '/v1/manage/alert-rules', { ...rule, site_id: org.site_id });
+    expect(created.statusCode, created.body).toBe(201);
+    // A field in the query string of a change is neither checked nor written.
+    const changed = await call('PATCH', `/v1/manage/alert-rules/${created.json().data.id}?enabled=false&threshold=abc`, { name: 'Renamed' });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json().data).toMatchObject({ name: 'Renamed', enabled: true, threshold: 20 });
   });
 });

@@ -4,8 +4,14 @@
 // attribution from it, never from input.
 import type { Kysely } from 'kysely';
 import type { Scope, KeyType } from '../auth/api-keys.ts';
+import type { Secrets } from '../auth/secrets.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { Store } from '../store/db.ts';
+import type { RateLimiter } from '../store/rate-limit.ts';
 import type { ReadCache } from '../store/read-cache.ts';
 import type { Database } from '../store/tables.ts';
+import type { TargetPolicy } from './outbound-targets.ts';
 
 export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
 export type Role = (typeof ROLES)[number];
@@ -44,6 +50,22 @@ export interface Log {
   error(obj: object, msg?: string): void;
 }
 
+/**
+ * The app's shared pieces a service may need beyond its call's database and time: the
+ * configuration, the secrets (sealing credentials, signing), the policy outbound targets are
+ * checked against, and the store, clock and rate limiter (a delivery sent now, outside the
+ * request's transaction). One set per app; a face passes the app's (http/context.ts), so an
+ * operation's `run` reads them from its context and no face hands them over one by one.
+ */
+export interface AppServices {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  secrets: Secrets;
+  targets: TargetPolicy;
+  limiter: RateLimiter;
+}
+
 export interface ServiceContext {
   auth: AuthContext;
   db: Kysely<Database>;
@@ -68,6 +90,8 @@ export interface ServiceContext {
   log: Log;
   /** What this call has resolved so far (runOperation makes it); absent outside an operation's call. */
   memo?: CallMemo;
+  /** The app's services (configuration, secrets, outbound target policy, ...), for the operations that need one. */
+  services: AppServices;
 }
 
 /**

@@ -3,6 +3,7 @@
 // (domain/operation.ts); test/catalog.test.ts fails when a face declares its own schema or
 // access for an operation listed here.
 import type { Operation } from '../domain/operation.ts';
+import { ALERT_RULE_OPERATIONS } from './alert-rules/operations.ts';
 import { ALERT_OPERATIONS } from './alerts/operations.ts';
 import { AUDIT_LOG_OPERATIONS } from './audit-log/operations.ts';
 import { CLIP_OPERATIONS } from './clips/operations.ts';
@@ -10,6 +11,7 @@ import { ANNOTATION_OPERATIONS } from './annotations/operations.ts';
 import { DEPLOY_OPERATIONS } from './deploys/operations.ts';
 import { FUNNEL_OPERATIONS } from './funnels/operations.ts';
 import { HEATMAP_OPERATIONS } from './heatmaps/operations.ts';
+import { INTEGRATION_OPERATIONS } from './integrations/operations.ts';
 import { ISSUE_OPERATIONS } from './issues/operations.ts';
 import { JOURNEY_OPERATIONS } from './journeys/operations.ts';
 import { MCP_CONTEXT_OPERATIONS } from './mcp-context/operations.ts';
@@ -19,6 +21,8 @@ import { SCORE_OPERATIONS } from './scores/operations.ts';
 import { SESSION_OPERATIONS } from './sessions/operations.ts';
 import { SETTINGS_OPERATIONS } from './settings/operations.ts';
 import { SITE_OPERATIONS } from './sites/operations.ts';
+import { TICKET_OPERATIONS } from './tickets/operations.ts';
+import { WEBHOOK_OPERATIONS } from './webhooks/operations.ts';
 import { WHOAMI_OPERATIONS } from './whoami/operations.ts';
 
 export const CATALOG: readonly Operation<any, any>[] = [
@@ -26,4 +30,5 @@ export const CATALOG: readonly Operation<any, any>[] = [
   ...HEATMAP_OPERATIONS, ...JOURNEY_OPERATIONS, ...SESSION_OPERATIONS, ...RAW_OPERATIONS, ...FUNNEL_OPERATIONS,
   ...ISSUE_OPERATIONS, ...ALERT_OPERATIONS, ...DEPLOY_OPERATIONS, ...ANNOTATION_OPERATIONS, ...CLIP_OPERATIONS,
   ...SETTINGS_OPERATIONS, ...AUDIT_LOG_OPERATIONS,
+  ...ALERT_RULE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...INTEGRATION_OPERATIONS, ...TICKET_OPERATIONS,
 ];

@@ -1,8 +1,8 @@
 // The service context of a request: who is calling (from authentication), the store, the
-// time from the injected clock, the request id and the request's logger. GET routes of the
-// query surface are pure reads: they get the store's read connection (on SQLite the read
-// pool's worker threads, so a slow read never stalls the main thread); everything else gets
-// the main connection.
+// time from the injected clock, the request id, the request's logger and the app's services
+// (for the operations that need one). GET routes of the query surface are pure reads: they get
+// the store's read connection (on SQLite the read pool's worker threads, so a slow read never
+// stalls the main thread); everything else gets the main connection.
 import type { FastifyRequest } from 'fastify';
 import type { PublicContext, ServiceContext } from '../domain/context.ts';
 import { AppError } from '../domain/errors.ts';
@@ -17,6 +17,7 @@ export function publicContextOf(request: FastifyRequest): PublicContext {
     // Not turned off by a request's Cache-Control: browsers send no-cache with every `cache: 'no-store'` fetch (the dashboard's).
     readCache: pureRead ? store.readCache : undefined,
     now: clock.now(), requestId: request.id, ip: request.ip, log: request.log,
+    services: request.server.services,
   };
 }
 

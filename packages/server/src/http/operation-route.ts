@@ -31,8 +31,10 @@ export function operationRoute(app: App, op: Operation<any, any>, docs?: RouteDo
     config: { access: { surface, ...op.access, ...(bodyRequired === undefined ? {} : { bodyRequired }) }, operation: op, ...(docs ? { docs } : {}) },
     handler: async (request, reply) => {
       const { params, query, body } = request as { params?: object; query?: object; body?: object };
-      // The route's schemas checked every part; the input is their fields in one object (a body's site_id over the query's, as on every /manage route).
-      const input = { ...query, ...body, ...params };
+      // The route's schemas checked every part the operation declares; the input is their fields in one object (a body's
+      // site_id over the query's, as on every /manage route). A part it does not declare is not read: an unchecked
+      // query string never reaches `run`, and a body the binding lets be absent (`bodyRequired: false`) adds nothing.
+      const input = { ...(op.input.query ? query : {}), ...(op.input.body ? body : {}), ...(op.input.params ? params : {}) };
       const data = await runOperation(op, contextOf(request), input);
       if (send === 'json') return reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(ok(data)));
       if (cachedAnswer) return okOnce(reply, data as object);

@@ -83,3 +83,7 @@ export const UpdateAlertRuleBody = Type.Object({
   enabled: Type.Optional(fields.enabled),
 }, { additionalProperties: false, minProperties: 1 });
 export type UpdateAlertRuleBody = Static<typeof UpdateAlertRuleBody>;
+
+export const ListAlertRulesQuery = Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) });
+export const AlertRuleList = Type.Object({ rules: Type.Array(AlertRuleRecord) });
+export const AlertRuleParams = Type.Object({ rule_id: Type.String() });

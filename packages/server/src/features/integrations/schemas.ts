@@ -1,4 +1,4 @@
-// The integration routes' schemas.
+// The integration operations' schemas.
 import { Type, type Static } from '@sinclair/typebox';
 import { PROVIDERS } from '../../domain/integrations.ts';
 import { IsoTime, Uuid } from '../../domain/schema-parts.ts';
@@ -17,3 +17,5 @@ export const ConnectIntegrationBody = Type.Object({
   config: Type.Record(Type.String({ maxLength: 64 }), Type.Unknown()),
 }, { additionalProperties: false });
 export type ConnectIntegrationBody = Static<typeof ConnectIntegrationBody>;
+
+export const IntegrationList = Type.Object({ integrations: Type.Array(IntegrationRecord) });

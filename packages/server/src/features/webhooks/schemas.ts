@@ -1,4 +1,4 @@
-// The webhook routes' schemas: what they take and what they answer.
+// The webhook operations' schemas: what they take and what they answer.
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from '../../events/jobs.ts';
 import { IsoTime, Nullable, NullableIsoTime, OneOf, OpenRecord, PagingQuery, Uuid } from '../../domain/schema-parts.ts';
@@ -53,3 +53,10 @@ export const ListDeliveriesQuery = Type.Object({
   status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)))), ...PagingQuery,
 });
 export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>;
+
+export const WebhookList = Type.Object({ webhooks: Type.Array(WebhookRecord) });
+/** A registered webhook: a generated secret is in this answer only. */
+export const CreatedWebhook = Type.Intersect([WebhookRecord, Type.Object({ secret: Type.Optional(Type.String({ description: 'Only when generated, only here' })) })]);
+/** A webhook after its secret was replaced: a generated one is in this answer only. */
+export const RotatedWebhook = Type.Intersect([WebhookRecord, Type.Object({ secret: Type.Optional(Type.String({ description: 'The new secret when generated, only here; absent when you gave one' })) })]);
+export const DeliveryList = Type.Object({ deliveries: Type.Array(DeliveryRecord), total: Type.Integer(), offset: Type.Integer(), limit: Type.Integer() });
