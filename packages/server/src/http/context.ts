@@ -10,13 +10,13 @@ import './app-types.ts';
 
 /** The context of a route with no authenticated caller (login, set-password). */
 export function publicContextOf(request: FastifyRequest): PublicContext {
-  const { store, clock } = request.server.services;
+  const { store, clock, secrets, config, limiter } = request.server.services;
   const pureRead = request.method === 'GET' && request.access?.surface === 'query';
   return {
     db: pureRead ? store.readDb : store.db, backgroundReadDb: store.backgroundReadDb, writeDb: store.db,
     // Not turned off by a request's Cache-Control: browsers send no-cache with every `cache: 'no-store'` fetch (the dashboard's).
     readCache: pureRead ? store.readCache : undefined,
-    now: clock.now(), requestId: request.id, ip: request.ip, log: request.log,
+    now: clock.now(), requestId: request.id, ip: request.ip, log: request.log, parts: { secrets, config, limiter },
   };
 }
 

@@ -145,10 +145,11 @@ export async function revokeKeyAsOperator(ctx: OperatorContext, id: string) {
 export async function revokeKey({ ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } }): Promise<{ id: string; deleted: true }> {
   const { auth, now } = ctx;
   await ctx.db.transaction().execute(async (trx) => {
-    const done = await trx.updateTable('api_keys').set({ revoked_at: now })
-      .where('id', '=', id).where('org_id', '=', auth.org.id).where('revoked_at', 'is', null).executeTakeFirst();
-    if (Number(done.numUpdatedRows) === 0) throw new AppError('not_found', 'Key not found');
-    await recordAudit(trx, ctx, { action: 'key.revoked', targetType: 'api_key', targetId: id });
+    const key = await trx.updateTable('api_keys').set({ revoked_at: now })
+      .where('id', '=', id).where('org_id', '=', auth.org.id).where('revoked_at', 'is', null).returning(['site_id']).executeTakeFirst();
+    if (!key) throw new AppError('not_found', 'Key not found');
+    // The row names the key's site, as its key.created row does.
+    await recordAudit(trx, ctx, { action: 'key.revoked', targetType: 'api_key', targetId: id, siteId: key.site_id });
   });
   forgetCredentials(ctx.db);
   return { id, deleted: true };
