@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { FastifySchema } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
 import { authenticate } from '../src/domain/authenticate.ts';
-import type { AuthContext, ServiceContext } from '../src/domain/context.ts';
+import { actorOf, operatorAuth, type AuthContext, type ServiceContext } from '../src/domain/context.ts';
 import { admits, defineOperation, runOperation, WRITE_ACCESS } from '../src/domain/operation.ts';
 import * as schemaParts from '../src/domain/schema-parts.ts';
 import { CATALOG } from '../src/features/catalog.ts';
@@ -84,6 +84,22 @@ describe('the operation catalog', () => {
     expect(twice).toEqual([]);
   });
 
+  it('makes the CLI commands of catalog operations run them, not their services', () => {
+    // A cli.ts that runs its feature's operations (keys, privacy) imports none of its services.
+    const dir = join(SRC, 'features');
+    const own: string[] = [];
+    for (const feature of readdirSync(dir)) {
+      let text: string;
+      try { text = readFileSync(join(dir, feature, 'cli.ts'), 'utf8'); } catch { continue; }
+      if (!text.includes("from './operations.ts'")) continue;
+      if (/from '\.\/service\.ts'|from '\.\.\/[\w-]+\/service\.ts'/.test(text)) own.push(`${feature}/cli.ts imports a service`);
+      if (!text.includes('runOperation(')) own.push(`${feature}/cli.ts runs no operation`);
+    }
+    expect(own).toEqual([]);
+    expect(readFileSync(join(dir, 'keys/cli.ts'), 'utf8')).toContain("from './operations.ts'");
+    expect(readFileSync(join(dir, 'privacy/cli.ts'), 'utf8')).toContain("from './operations.ts'");
+  });
+
   it('catches what it claims to: a hand-written route with an operation\'s schema is reported', () => {
     const op = CATALOG.find((o) => o.input.query && !Object.values(schemaParts).includes(o.input.query as never))!;
     const planted = [{ method: 'GET', url: '/v1/elsewhere', schema: { querystring: op.input.query }, operation: undefined }];
@@ -109,6 +125,17 @@ describe('the runner', () => {
     expect(run).not.toHaveBeenCalled();
     await expect(runOperation(op, ctx(auth({ scopes: ['manage:write'] })), {})).resolves.toEqual({ ran: true });
     expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it('admits the operator at the terminal to every operation, as an owner of the org it names, audited as the system', async () => {
+    const operator = operatorAuth({ id: 'o', name: 'O' });
+    expect(CATALOG.filter((o) => !admits(operator, o.access)).map((o) => o.name)).toEqual([]);
+    expect(operator).toMatchObject({ kind: 'operator', role: 'owner', site: null, user: null, keyId: null });
+    expect(actorOf(operator)).toEqual({ type: 'system', id: null, label: 'cli' });
+    // Not a user: a jwtOnly operation refuses a key, and admits the operator only because the check says so.
+    const keysOnlyForUsers = CATALOG.find((o) => o.access.jwtOnly)!;
+    expect(admits(auth({ scopes: ['manage:write'] }), keysOnlyForUsers.access)).toBe(false);
+    await expect(runOperation(op, ctx(operator), {})).resolves.toEqual({ ran: true });
   });
 
   it('gives each call a memo of its own', async () => {
@@ -148,7 +175,7 @@ eachDialect('resolve once', (dialect) => {
     const configs = countingSelectsFrom(h.store.db, 'sdk_configs');
     const sites = countingSelectsFrom(configs.db, 'sites');
     const session: McpSession = {
-      ctx: { auth: who, db: sites.db, now: h.clock.now(), requestId: 'resolve-once', log: { info() {}, warn() {}, error() {} }, services: h.app.services },
+      ctx: { auth: who, db: sites.db, now: h.clock.now(), requestId: 'resolve-once', log: { info() {}, warn() {}, error() {} }, parts: h.app.services },
       publicUrl: 'http://127.0.0.1',
     };
     const tool = ALL_TOOLS.find((t) => t.name === 'get_page')!;

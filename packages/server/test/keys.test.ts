@@ -234,7 +234,8 @@ eachDialect('API keys', ({ name, skip }) => {
 
     const after = await auditRows(h.store, org.org_id);
     expect(after.length - before.length).toBe(1);
-    expect(after.at(-1)).toMatchObject({ action: 'key.revoked', actor_type: 'user', actor_id: org.user_id, target_type: 'api_key', target_id: created.id });
+    // The row names the key's site, as its key.created row does (and as the CLI's revocation does).
+    expect(after.at(-1)).toMatchObject({ action: 'key.revoked', actor_type: 'user', actor_id: org.user_id, target_type: 'api_key', target_id: created.id, site_id: org.site_id });
 
     const who = await whoami(created.key);
     expect(who.statusCode).toBe(401);

@@ -29,6 +29,11 @@ export interface AuditOrigin {
 
 export async function recordAudit(trx: Kysely<Database>, ctx: AuditContext, entry: AuditEntry) {
   const actor = actorOf(ctx.auth);
+  if (ctx.auth.kind === 'operator') {
+    // The operator's rows (the CLI, actor 'system') come from no request and say where they came from.
+    await recordAuditAs(trx, { orgId: ctx.auth.org.id, actor, now: ctx.now }, { ...entry, details: { ...entry.details, via: 'cli' } });
+    return;
+  }
   await recordAuditAs(trx, { orgId: ctx.auth.org.id, actor, now: ctx.now, requestId: ctx.requestId, ip: ctx.ip }, entry);
 }
 

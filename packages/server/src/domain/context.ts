@@ -11,6 +11,7 @@ import type { Store } from '../store/db.ts';
 import type { RateLimiter } from '../store/rate-limit.ts';
 import type { ReadCache } from '../store/read-cache.ts';
 import type { Database } from '../store/tables.ts';
+import { AppError } from './errors.ts';
 import type { TargetPolicy } from './outbound-targets.ts';
 
 export const ROLES = ['viewer', 'member', 'admin', 'owner'] as const;
@@ -18,8 +19,13 @@ export type Role = (typeof ROLES)[number];
 export const roleRank = (role: Role) => ROLES.indexOf(role);
 
 export interface AuthContext {
-  /** 'jwt': a user, signed in by a bearer JWT or by the dashboard's session cookie (sessionId). */
-  kind: 'key' | 'jwt';
+  /**
+   * 'jwt': a user, signed in by a bearer JWT or by the dashboard's session cookie (sessionId).
+   * 'operator': whoever runs a CLI command on the server (`mallard keys`, `mallard privacy`):
+   * they hold the store and MALLARD_SECRET already, so they act as an owner of the org the
+   * command names (`operatorAuth`), audited as the system (actorOf).
+   */
+  kind: 'key' | 'jwt' | 'operator';
   org: { id: string; name: string; duckFacts: boolean };
   /** The key's own site; null for org-scoped keys and user JWTs. */
   site: { id: string; name: string; url: string } | null;
@@ -27,7 +33,7 @@ export interface AuthContext {
    * 'oauth': an OAuth access token Mallard issued (kind 'key', keyId the connection's id in
    * oauth_grants, user and role the person who approved it); taken by the MCP endpoint only.
    */
-  keyType: KeyType | 'jwt' | 'oauth';
+  keyType: KeyType | 'jwt' | 'oauth' | 'operator';
   keyId: string | null;
   scopes: Scope[];
   user: { id: string; email: string } | null;
@@ -54,8 +60,9 @@ export interface Log {
  * The app's shared pieces a service may need beyond its call's database and time: the
  * configuration, the secrets (sealing credentials, signing), the policy outbound targets are
  * checked against, and the store, clock and rate limiter (a delivery sent now, outside the
- * request's transaction). One set per app; a face passes the app's (http/context.ts), so an
- * operation's `run` reads them from its context and no face hands them over one by one.
+ * request's transaction). One set per app (http/app-types.ts hangs it on the Fastify
+ * instance); a face hands them to an operation as its context's `parts` (the CLI those it has),
+ * and `run` reads the one it needs with `partOf`.
  */
 export interface AppServices {
   config: Config;
@@ -90,8 +97,15 @@ export interface ServiceContext {
   log: Log;
   /** What this call has resolved so far (runOperation makes it); absent outside an operation's call. */
   memo?: CallMemo;
-  /** The app's services (configuration, secrets, outbound target policy, ...), for the operations that need one. */
-  services: AppServices;
+  /** The app's services a few operations need (read them with `partOf`): HTTP and MCP pass the app's, the CLI those it has. */
+  parts?: Partial<AppServices>;
+}
+
+/** One of the call's process parts; a face that runs an operation without the part it needs is a bug, not the caller's fault. */
+export function partOf<K extends keyof AppServices>(ctx: Pick<ServiceContext, 'parts'>, part: K): AppServices[K] {
+  const value = ctx.parts?.[part];
+  if (value === undefined) throw new AppError('internal_error', `This call was made without the process's ${part}`);
+  return value as AppServices[K];
 }
 
 /**
@@ -108,8 +122,20 @@ export interface CallMemo {
 /** The context of a call that has no authenticated caller yet (login, set-password). */
 export type PublicContext = Omit<ServiceContext, 'auth'>;
 
-/** Who acted, for the audit log and activity records. */
-export function actorOf(auth: AuthContext): { type: 'user' | 'key'; id: string | null; label: string } {
+/**
+ * The operator at the terminal, acting in one org (the one the CLI command names): an owner of
+ * it for the access checks (domain/operation.ts, checkAccess), never a key or a user.
+ */
+export function operatorAuth(org: { id: string; name: string }): AuthContext {
+  return {
+    kind: 'operator', org: { id: org.id, name: org.name, duckFacts: false }, site: null, keyType: 'operator', keyId: null,
+    scopes: [], user: null, role: 'owner', jti: null, tokenExpiresAt: null, mfaEnrolmentRequired: false, sessionId: null,
+  };
+}
+
+/** Who acted, for the audit log and activity records: the operator is the system, labelled 'cli' (a key's created_by). */
+export function actorOf(auth: AuthContext): { type: 'user' | 'key' | 'system'; id: string | null; label: string } {
+  if (auth.kind === 'operator') return { type: 'system', id: null, label: 'cli' };
   if (auth.user) return { type: 'user', id: auth.user.id, label: auth.user.email };
   return { type: 'key', id: auth.keyId, label: `key:${auth.keyId}` };
 }

@@ -58,7 +58,16 @@ export interface HttpBinding {
   bodyRequired?: boolean;
   /** 'json': the answer is sent as JSON.stringify makes it, not through the response schema's serializer (rows of open schemas, /query/raw). */
   send?: 'json';
+  /**
+   * The answer is a file streamed as an attachment, not the JSON envelope: `run` returns a
+   * `Download`, sent with this media type (charset utf-8) and its filename, never cached; the
+   * OpenAPI document shows `output` under the media type with this description.
+   */
+  download?: { mediaType: 'text/csv' | 'application/json'; description: string };
 }
+
+/** What an operation with a `download` binding answers: the file's name and its text, a piece at a time (read as it is sent). */
+export interface Download { filename: string; chunks: AsyncIterable<string> }
 
 export interface Operation<P extends InputParts = InputParts, D = unknown> {
   /** Unique across the catalog; the MCP tool and CLI command of the operation are named apart (they are the face's words). */
@@ -76,8 +85,15 @@ export interface Operation<P extends InputParts = InputParts, D = unknown> {
 /** Declares an operation (typing `run`'s input from the schemas). */
 export const defineOperation = <P extends InputParts, D>(op: Operation<P, D>): Operation<P, D> => op;
 
-/** The 403 checks of an operation (or a route), in order: MFA enrolment, key type, org scope, key scopes, user role. */
+/**
+ * The 403 checks of an operation (or a route), in order: MFA enrolment, key type, org scope,
+ * key scopes, user role. The operator at the terminal (kind 'operator', the CLI) passes every
+ * one: whoever can run the CLI on the server holds the store and MALLARD_SECRET, so they are an
+ * owner of the org their command names; tenancy still holds (the services resolve sites and
+ * rows in that org only).
+ */
 export function checkAccess(auth: AuthContext, access: OperationAccess): void {
+  if (auth.kind === 'operator') return;
   if (auth.mfaEnrolmentRequired && !access.duringMfaEnrolment) {
     throw new AppError('mfa_enrolment_required', 'The org requires two-factor sign-in for this account: set it up first (POST /v1/auth/2fa/setup, then /v1/auth/2fa/enable)');
   }

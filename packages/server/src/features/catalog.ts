@@ -14,10 +14,14 @@ import { HEATMAP_OPERATIONS } from './heatmaps/operations.ts';
 import { INTEGRATION_OPERATIONS } from './integrations/operations.ts';
 import { ISSUE_OPERATIONS } from './issues/operations.ts';
 import { JOURNEY_OPERATIONS } from './journeys/operations.ts';
+import { KEY_OPERATIONS } from './keys/operations.ts';
 import { MCP_CONTEXT_OPERATIONS } from './mcp-context/operations.ts';
+import { MEMBER_OPERATIONS } from './members/operations.ts';
+import { PRIVACY_OPERATIONS } from './privacy/operations.ts';
 import { RAW_OPERATIONS } from './raw/operations.ts';
 import { REVENUE_OPERATIONS } from './revenue/operations.ts';
 import { SCORE_OPERATIONS } from './scores/operations.ts';
+import { SDK_CONFIG_OPERATIONS } from './sdk-config/operations.ts';
 import { SESSION_OPERATIONS } from './sessions/operations.ts';
 import { SETTINGS_OPERATIONS } from './settings/operations.ts';
 import { SITE_OPERATIONS } from './sites/operations.ts';
@@ -29,6 +33,6 @@ export const CATALOG: readonly Operation<any, any>[] = [
   ...SITE_OPERATIONS, ...WHOAMI_OPERATIONS, ...MCP_CONTEXT_OPERATIONS, ...SCORE_OPERATIONS, ...REVENUE_OPERATIONS,
   ...HEATMAP_OPERATIONS, ...JOURNEY_OPERATIONS, ...SESSION_OPERATIONS, ...RAW_OPERATIONS, ...FUNNEL_OPERATIONS,
   ...ISSUE_OPERATIONS, ...ALERT_OPERATIONS, ...DEPLOY_OPERATIONS, ...ANNOTATION_OPERATIONS, ...CLIP_OPERATIONS,
-  ...SETTINGS_OPERATIONS, ...AUDIT_LOG_OPERATIONS,
+  ...SETTINGS_OPERATIONS, ...AUDIT_LOG_OPERATIONS, ...KEY_OPERATIONS, ...MEMBER_OPERATIONS, ...PRIVACY_OPERATIONS, ...SDK_CONFIG_OPERATIONS,
   ...ALERT_RULE_OPERATIONS, ...WEBHOOK_OPERATIONS, ...INTEGRATION_OPERATIONS, ...TICKET_OPERATIONS,
 ];

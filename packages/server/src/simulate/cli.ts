@@ -1,7 +1,7 @@
 // `mallard simulate`: realistic synthetic traffic through the real ingest path, either into a
 // site of this store (with the pipeline backfilled and the story's deploys and fixes) or to
 // any Mallard server over HTTP.
-import { revokeKeyAsOperator } from '../features/keys/service.ts';
+import { revokeAsOperator } from '../features/keys/cli.ts';
 import { v7 as uuidv7 } from 'uuid';
 import { SCOPES } from '../auth/api-keys.ts';
 import { Secrets } from '../auth/secrets.ts';
@@ -119,7 +119,7 @@ export async function runSimulate(opts: SimulateCliOptions, config: () => Config
     out(`Done: ${summary.accepted} events stored (${summary.rejected} rejected), ${summary.rules} alert rules, ${summary.deploys} deploys, ${summary.resolved} of ${plan.actions.filter((a) => a.kind === 'resolve').length} fixes applied (a fix needs its issue to exist first), ${summary.cycles} pipeline cycles.`);
   } finally {
     bars.stop();
-    if (keyId) await revokeKeyAsOperator({ db: store.db, now: clock.now() }, keyId);
+    if (keyId) await revokeAsOperator(store.db, clock.now(), keyId);
     await store.close();
   }
 }

@@ -1,8 +1,8 @@
 // The alert rule operations: the site's rules (for any member to read) and creating, changing
 // and deleting one (admins). Each rule says which of its channels cannot deliver: email
-// delivers only with SMTP_URL, which the app's configuration holds (ctx.services).
+// delivers only with SMTP_URL, which the app's configuration holds (partOf(ctx, ...)).
 import { defineOperation, type OperationAccess } from '../../domain/operation.ts';
-import type { ServiceContext } from '../../domain/context.ts';
+import { partOf, type ServiceContext } from '../../domain/context.ts';
 import { Deleted } from '../../domain/schema-parts.ts';
 import { AlertRuleList, AlertRuleParams, AlertRuleRecord, CreateAlertRuleBody, ListAlertRulesQuery, UpdateAlertRuleBody } from './schemas.ts';
 import { createRule, deleteRule, listRules, updateRule } from './service.ts';
@@ -12,7 +12,7 @@ const READ = { scopes: ['manage:write'], role: 'viewer' } as const satisfies Ope
 /** Changing them: a key with manage:write, an admin or owner. */
 const ADMIN = { scopes: ['manage:write'], role: 'admin' } as const satisfies OperationAccess;
 
-const delivery = (ctx: ServiceContext) => ({ smtpUrl: ctx.services.config.smtpUrl });
+const delivery = (ctx: ServiceContext) => ({ smtpUrl: partOf(ctx, 'config').smtpUrl });
 
 export const listAlertRulesOp = defineOperation({
   name: 'alert_rules.list',

@@ -1,10 +1,13 @@
 // The clip reads of the query surface: friction clips, one clip with its rrweb events, and the
-// latest snapshot of a page.
+// latest snapshot of a page; and a site's clip settings and totals on /manage, for the settings
+// screen (they are changed by PATCH /v1/manage/site/{id}).
 import { Type } from '@sinclair/typebox';
+import { partOf } from '../../domain/context.ts';
 import { defineOperation, READ_ACCESS } from '../../domain/operation.ts';
 import { SiteIdParam } from '../../domain/schema-parts.ts';
 import { getClip, listClips, pageSnapshot } from './queries.ts';
-import { ClipDetail, ClipIdParams, ClipList, ClipsQuery, PageSnapshot, PageSnapshotQuery } from './schemas.ts';
+import { ClipDetail, ClipIdParams, ClipList, ClipsQuery, ClipUsage, PageSnapshot, PageSnapshotQuery } from './schemas.ts';
+import { clipUsage } from './usage.ts';
 
 export const listClipsOp = defineOperation({
   name: 'clips.list',
@@ -36,4 +39,14 @@ export const pageSnapshotOp = defineOperation({
   run: (ctx, input) => pageSnapshot({ ctx, input }),
 });
 
-export const CLIP_OPERATIONS = [listClipsOp, clipOp, pageSnapshotOp];
+export const clipUsageOp = defineOperation({
+  name: 'clips.usage',
+  summary: 'A site\'s clip retention, daily byte budget and totals (clips, snapshots, bytes, today\'s bytes against the budget)',
+  access: { scopes: ['manage:write'], role: 'viewer' },
+  http: { method: 'GET', path: '/manage/site/:id/clips', surface: 'manage', tags: ['sites'] },
+  input: { params: Type.Object({ id: Type.String({ maxLength: 64 }) }) },
+  output: ClipUsage,
+  run: (ctx, input) => clipUsage({ ctx, input, maxRetentionDays: partOf(ctx, 'config').retentionDays }),
+});
+
+export const CLIP_OPERATIONS = [listClipsOp, clipOp, pageSnapshotOp, clipUsageOp];

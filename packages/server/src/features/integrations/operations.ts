@@ -1,6 +1,7 @@
 // The integration operations: the site's integrations (credentials masked), connecting one
 // (one per provider per site; its config sealed with the app's secrets, a Slack URL checked
-// against the outbound target policy, both from ctx.services) and disconnecting one.
+// against the outbound target policy, both from partOf(ctx, ...)) and disconnecting one.
+import { partOf } from '../../domain/context.ts';
 import { defineOperation, type OperationAccess } from '../../domain/operation.ts';
 import { Deleted } from '../../domain/schema-parts.ts';
 import { listIntegrations } from './integration-list.ts';
@@ -30,7 +31,7 @@ export const connectIntegrationOp = defineOperation({
   input: { body: ConnectIntegrationBody },
   output: IntegrationRecord,
   write: { idempotent: false },
-  run: (ctx, input) => connectIntegration({ ctx, input, secrets: ctx.services.secrets, policy: ctx.services.targets }),
+  run: (ctx, input) => connectIntegration({ ctx, input, secrets: partOf(ctx, 'secrets'), policy: partOf(ctx, 'targets') }),
 });
 
 export const disconnectIntegrationOp = defineOperation({

@@ -1,14 +1,21 @@
 // `mallard keys create|list|revoke`: the operator mints, lists and revokes keys for a site straight in the store (no user
-// token: whoever runs the CLI already holds DATABASE_URL and MALLARD_SECRET). Shown once.
+// token: whoever runs the CLI already holds DATABASE_URL and MALLARD_SECRET). Shown once. Each runs the catalog's
+// operation (operations.ts) through the runner, as an owner of the org the command names (features/orgs/operator.ts);
+// the audit log records it as the system.
+import type { Kysely } from 'kysely';
 import { KEY_TYPES, SCOPES, type KeyType, type Scope } from '../../auth/api-keys.ts';
 import { Secrets } from '../../auth/secrets.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import { AppError } from '../../domain/errors.ts';
+import { runOperation } from '../../domain/operation.ts';
 import { UUID_PATTERN } from '../../domain/tenancy.ts';
 import { openStore } from '../../store/db.ts';
 import { migrateToLatest } from '../../store/migrate.ts';
-import { createSiteKey, listActiveKeys, revokeKeyAsOperator } from './service.ts';
+import type { Database } from '../../store/tables.ts';
+import { operatorContext, orgOfKey, orgOfSite, orgsById, type OperatorOrg } from '../orgs/operator.ts';
+import { createKeyOp, listKeysOp, revokeKeyOp } from './operations.ts';
+import type { KeyRecord } from './schemas.ts';
 
 export interface KeysCreateOptions { site: string; type: string; scopes?: string; name?: string; expiresIn?: string; json?: boolean }
 
@@ -48,11 +55,18 @@ export async function runKeysCreate(
   const store = openStore(databaseUrl, { sqliteSynchronous });
   try {
     await migrateToLatest(store.db);
-    let created;
     const now = clock.now();
+    const siteId = opts.site.toLowerCase();
+    const org = await orgOfSite(store.db, siteId);
+    if (!org) throw fail(`--site ${opts.site} is not a site`);
+    let created;
     try {
-      created = await createSiteKey({
-        ctx: { db: store.db, now }, input: { siteId: opts.site, type, scopes, name: opts.name, expiresAt: lifetime === null ? null : now + lifetime }, secrets: new Secrets(secret),
+      created = await runOperation(createKeyOp, operatorContext(store.db, org, now, { secrets: new Secrets(secret) }), {
+        site_id: siteId, key_type: type,
+        // Without --scopes a secret key holds every scope (like bootstrap's); the others get their fixed ones.
+        scopes: scopes ?? (type === 'secret' ? [...SCOPES] : undefined),
+        ...(opts.name === undefined ? {} : { name: opts.name }),
+        ...(lifetime === null ? {} : { expires_at: new Date(now + lifetime).toISOString() }),
       });
     } catch (err) {
       if (err instanceof AppError && err.code === 'not_found') throw fail(`--site ${opts.site} is not a site`);
@@ -74,6 +88,36 @@ export async function runKeysCreate(
   }
 }
 
+/** The keys not revoked of one site, one org or every org (by org, then as each org's list orders them): the list operation, run in each org named. */
+async function keysNotRevoked(db: Kysely<Database>, now: number, siteId: string | undefined, orgId: string | undefined): Promise<KeyRecord[]> {
+  let orgs: OperatorOrg[];
+  if (siteId === undefined) {
+    orgs = await orgsById(db, orgId);
+  } else {
+    const org = await orgOfSite(db, siteId);
+    orgs = org && (orgId === undefined || org.id === orgId) ? [org] : [];
+  }
+  const keys: KeyRecord[] = [];
+  for (const org of orgs) keys.push(...(await runOperation(listKeysOp, operatorContext(db, org, now, {}), siteId === undefined ? {} : { site_id: siteId })).keys);
+  return keys;
+}
+
+/**
+ * Revokes a key as the operator (the revoke operation, in the key's org): false when there is
+ * no such key or it is revoked already. Also what `mallard simulate` ends its own key with.
+ */
+export async function revokeAsOperator(db: Kysely<Database>, now: number, id: string): Promise<boolean> {
+  const org = await orgOfKey(db, id);
+  if (!org) return false;
+  try {
+    await runOperation(revokeKeyOp, operatorContext(db, org, now, {}), { id });
+    return true;
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_found') return false;
+    throw err;
+  }
+}
+
 export interface KeysListOptions { site?: string; org?: string; json?: boolean }
 
 /** `mallard keys list`: the keys not revoked (never the keys themselves), active or expired, of one site or org, or all. */
@@ -86,7 +130,7 @@ export async function runKeysList(
   const store = openStore(databaseUrl, { sqliteSynchronous });
   try {
     await migrateToLatest(store.db);
-    const keys = await listActiveKeys({ db: store.db, now: clock.now() }, { siteId: opts.site?.toLowerCase(), orgId: opts.org?.toLowerCase() });
+    const keys = await keysNotRevoked(store.db, clock.now(), opts.site?.toLowerCase(), opts.org?.toLowerCase());
     if (opts.json) {
       print(JSON.stringify({ keys }));
     } else if (keys.length === 0) {
@@ -114,12 +158,7 @@ export async function runKeysRevoke(
   const store = openStore(databaseUrl, { sqliteSynchronous });
   try {
     await migrateToLatest(store.db);
-    try {
-      await revokeKeyAsOperator({ db: store.db, now: clock.now() }, id.toLowerCase());
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'not_found') throw fail(`no active key ${id}`);
-      throw err;
-    }
+    if (!(await revokeAsOperator(store.db, clock.now(), id.toLowerCase()))) throw fail(`no active key ${id}`);
     print(`Revoked key ${id.toLowerCase()}`);
   } finally {
     await store.close();

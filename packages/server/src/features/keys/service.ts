@@ -1,14 +1,15 @@
-// API keys: minted only with a user token, shown once, stored as an HMAC, revoked at once.
+// API keys: minted only with a user token (or by the operator at the terminal, `mallard keys`), shown once, stored as
+// an HMAC, revoked at once.
 import { v7 as uuidv7 } from 'uuid';
 import type { Kysely } from 'kysely';
 import { iso, isoOrNull } from '../../clock.ts';
 import { recordAudit } from '../../audit/record.ts';
-import { generateKey, hashKey, keyHint, KEY_TYPE_RULES, SCOPES, type KeyType, type Scope } from '../../auth/api-keys.ts';
+import { generateKey, hashKey, keyHint, KEY_TYPE_RULES, type KeyType, type Scope } from '../../auth/api-keys.ts';
 import type { Secrets } from '../../auth/secrets.ts';
 import { actorOf, type ServiceContext } from '../../domain/context.ts';
 import { AppError, invalidInput } from '../../domain/errors.ts';
 import { cleanName } from '../../domain/clean-input.ts';
-import { siteInScope, UUID_PATTERN } from '../../domain/tenancy.ts';
+import { siteInScope } from '../../domain/tenancy.ts';
 import type { ApiKey, Database } from '../../store/tables.ts';
 import type { CreateKeyBody, KeyRecord, KeyStatus, ListKeysQuery } from './schemas.ts';
 import { forgetCredentials } from '../../domain/authenticate.ts';
@@ -88,67 +89,14 @@ export async function createKey({ ctx, input, secrets }: { ctx: ServiceContext; 
   });
 }
 
-/** What the operator's face passes: the store and the time, no credential. */
-export type OperatorContext = Pick<ServiceContext, 'db' | 'now'>;
-
-/**
- * A key minted by the operator (`mallard keys create`): no user token (whoever runs the CLI
- * holds the store already), audited as the system. Without scopes, a secret key gets every
- * scope (like bootstrap's) and the others their fixed ones.
- */
-export async function createSiteKey({ ctx, input, secrets }: {
-  ctx: OperatorContext; input: { siteId: string; type: KeyType; scopes?: readonly Scope[]; name?: string; createdBy?: string; expiresAt?: number | null }; secrets: Secrets;
-}) {
-  const { db, now } = ctx;
-  const site = UUID_PATTERN.test(input.siteId)
-    ? await db.selectFrom('sites').select(['id', 'org_id']).where('id', '=', input.siteId.toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst()
-    : undefined;
-  if (!site) throw new AppError('not_found', 'Site not found');
-  const scopes = resolveScopes(input.type, input.scopes ?? (input.type === 'secret' ? SCOPES : undefined));
-  return db.transaction().execute(async (trx) => {
-    const { key, raw } = await insertKey(trx, secrets, {
-      orgId: site.org_id, siteId: site.id, type: input.type, scopes,
-      name: input.name === undefined ? null : cleanName(input.name), createdBy: input.createdBy ?? 'cli', expiresAt: input.expiresAt ?? null,
-    }, now);
-    await trx.insertInto('audit_log').values({
-      id: uuidv7(), org_id: site.org_id, site_id: site.id, actor_type: 'system', actor_id: null, action: 'key.created',
-      target_type: 'api_key', target_id: key.id, details: JSON.stringify({ key_type: key.key_type, scopes, via: 'cli' }), created_at: now,
-    }).execute();
-    return { ...toKeyRecord(key, now), key: raw };
-  });
-}
-
-/** The operator's view (`mallard keys list`): active keys of a site, an org, or every org. */
-export async function listActiveKeys(ctx: Pick<ServiceContext, 'db' | 'now'>, filter: { siteId?: string; orgId?: string }): Promise<KeyRecord[]> {
-  let query = ctx.db.selectFrom('api_keys').selectAll().where('revoked_at', 'is', null);
-  if (filter.siteId) query = query.where('site_id', '=', filter.siteId);
-  if (filter.orgId) query = query.where('org_id', '=', filter.orgId);
-  const rows = await query.orderBy('org_id').orderBy('created_at').orderBy('id').execute();
-  return rows.map((row) => toKeyRecord(row, ctx.now));
-}
-
-/** `mallard keys revoke`: audited as the system, like `keys create`. */
-export async function revokeKeyAsOperator(ctx: OperatorContext, id: string) {
-  const { db, now } = ctx;
-  await db.transaction().execute(async (trx) => {
-    const key = await trx.updateTable('api_keys').set({ revoked_at: now })
-      .where('id', '=', id).where('revoked_at', 'is', null).returning(['id', 'org_id', 'site_id']).executeTakeFirst();
-    if (!key) throw new AppError('not_found', 'Key not found');
-    await trx.insertInto('audit_log').values({
-      id: uuidv7(), org_id: key.org_id, site_id: key.site_id, actor_type: 'system', actor_id: null, action: 'key.revoked',
-      target_type: 'api_key', target_id: key.id, details: JSON.stringify({ via: 'cli' }), created_at: now,
-    }).execute();
-  });
-  forgetCredentials(db);
-}
-
 export async function revokeKey({ ctx, input: { id } }: { ctx: ServiceContext; input: { id: string } }): Promise<{ id: string; deleted: true }> {
   const { auth, now } = ctx;
   await ctx.db.transaction().execute(async (trx) => {
-    const done = await trx.updateTable('api_keys').set({ revoked_at: now })
-      .where('id', '=', id).where('org_id', '=', auth.org.id).where('revoked_at', 'is', null).executeTakeFirst();
-    if (Number(done.numUpdatedRows) === 0) throw new AppError('not_found', 'Key not found');
-    await recordAudit(trx, ctx, { action: 'key.revoked', targetType: 'api_key', targetId: id });
+    const key = await trx.updateTable('api_keys').set({ revoked_at: now })
+      .where('id', '=', id).where('org_id', '=', auth.org.id).where('revoked_at', 'is', null).returning(['site_id']).executeTakeFirst();
+    if (!key) throw new AppError('not_found', 'Key not found');
+    // The row names the key's site, as its key.created row does.
+    await recordAudit(trx, ctx, { action: 'key.revoked', targetType: 'api_key', targetId: id, siteId: key.site_id });
   });
   forgetCredentials(ctx.db);
   return { id, deleted: true };

@@ -70,7 +70,7 @@ export async function exportSubject({ ctx, input, secrets }: { ctx: ServiceConte
   return { filename: `subject-${site.id}.json`, chunks };
 }
 
-/** The person's sessions, and the export's text to be read a piece at a time (also for the CLI). */
+/** The person's sessions, and the export's text to be read a piece at a time. */
 export async function exportChunksFor(db: Kysely<Database>, subject: Subject, now: number) {
   const sids = await sessionsOf(db, subject);
   return { sids, chunks: exportChunks(db, subject, sids, now) };
@@ -153,7 +153,7 @@ export async function scrubStorage(db: Kysely<Database>): Promise<ErasureStorage
   return { overwritten: true, wal_truncated: truncated, note: BACKUPS_NOTE };
 }
 
-/** The erasure itself, also for the CLI. */
+/** The erasure itself: the person's rows, batch by batch. */
 export async function eraseSessions(db: Kysely<Database>, subject: Subject): Promise<ErasureResult['erased']> {
   const totals = { sessions: 0, events: 0, signals: 0, issue_evidence: 0, clips: 0 };
   const sids = await sessionsOf(db, subject);

@@ -1,10 +1,12 @@
-// Raw rows of one table (GET /v1/query/raw, the MCP tool query_raw): a bulk read of visitors'
-// data, so each call leaves one audit row (on the main connection, after the read is known to
-// be allowed and valid).
+// Raw rows of one table (GET /v1/query/raw, the MCP tool query_raw) and every event as CSV (GET
+// /v1/query/export/events.csv, streamed): bulk reads of visitors' data, so each call leaves one
+// audit row (on the main connection, after the read is known to be allowed and valid).
+import { Type } from '@sinclair/typebox';
 import { recordAudit } from '../../audit/record.ts';
 import { defineOperation, READ_ACCESS } from '../../domain/operation.ts';
+import { EXPORT_HEADER, eventsCsv } from './events-csv.ts';
 import { rawRows } from './raw-rows.ts';
-import { RawQuery, RawRows } from './schemas.ts';
+import { ExportQuery, RawQuery, RawRows } from './schemas.ts';
 
 export const rawRowsOp = defineOperation({
   name: 'raw.rows',
@@ -25,4 +27,23 @@ export const rawRowsOp = defineOperation({
   },
 });
 
-export const RAW_OPERATIONS = [rawRowsOp];
+export const eventsCsvOp = defineOperation({
+  name: 'raw.events_csv',
+  summary: 'Every raw event of the site as CSV (RFC 4180), streamed',
+  access: READ_ACCESS,
+  http: {
+    method: 'GET', path: '/query/export/events.csv', surface: 'query', tags: ['query'],
+    download: { mediaType: 'text/csv', description: `CSV with a header row: ${EXPORT_HEADER.join(', ')}` },
+  },
+  input: { query: ExportQuery },
+  output: Type.Unsafe({ type: 'string', examples: [`${EXPORT_HEADER.join(',')}\r\n`] }),
+  run: async (ctx, input) => {
+    // The site and the range are checked before the row is written; the rows are read as the file is sent.
+    const csv = await eventsCsv({ ctx, input });
+    const siteId = input.site_id || ctx.auth.site?.id || null;
+    await recordAudit(ctx.writeDb ?? ctx.db, ctx, { action: 'events.exported', targetType: 'site', targetId: siteId, siteId, details: { from: input.from ?? null, to: input.to ?? null, raw: input.raw === '1' } });
+    return csv;
+  },
+});
+
+export const RAW_OPERATIONS = [rawRowsOp, eventsCsvOp];

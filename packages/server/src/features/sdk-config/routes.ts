@@ -1,13 +1,17 @@
+// The SDK config: a site's, per environment, on /manage (the catalog's operations, operations.ts),
+// and GET /v1/sdk-config, the browser-safe part for a publishable key. That one stays a route
+// written here: it is public with open CORS of its own, checks the key in its query string
+// like a credential, and is cached (by the browser and by its own clip-state cache).
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { authenticate } from '../../domain/authenticate.ts';
 import { withFailedAuthLockout } from '../../domain/rate-limits.ts';
 import { openCors } from '../../http/cors.ts';
-import { contextOf } from '../../http/context.ts';
 import { AppError } from '../../domain/errors.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { SdkConfigPatch, SdkConfigRecord } from '../../domain/sdk-config.ts';
-import { getPublicConfig, listConfigs, patchConfig } from './service.ts';
+import { operationRoute } from '../../http/operation-route.ts';
+import { SDK_CONFIG_OPERATIONS } from './operations.ts';
+import { getPublicConfig } from './service.ts';
 import { CLIP_CONFIG_LIST_MAX, CLIPS_PER_ELEMENT_PER_DAY } from '../../domain/clips.ts';
 import { CLIP_STATE_CACHE_MS } from '../clips/usage.ts';
 import { ReadCache } from '../../store/read-cache.ts';
@@ -34,26 +38,9 @@ const PublicConfig = Type.Object({
   ], { description: 'Friction clips and page snapshots (issue 28)' }),
 });
 
+/** The /manage routes: derived from the catalog (operations.ts). */
 export async function sdkConfigRoutes(app: App) {
-  app.get('/manage/sdk-config', {
-    config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'viewer' } },
-    schema: {
-      tags: ['sdk-config'], summary: 'The site\'s SDK config, per environment',
-      querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
-      response: { 200: Envelope(Type.Object({ site_id: Type.String(), environments: Type.Array(SdkConfigRecord) })) },
-    },
-  }, async (request) => ok(await listConfigs({ ctx: contextOf(request), input: request.query })));
-
-  app.patch('/manage/sdk-config/:environment', {
-    config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'admin' } },
-    schema: {
-      tags: ['sdk-config'], summary: 'Change settings of one environment (a key set to null is removed)',
-      // As the service checks it (ENVIRONMENT_PATTERN), so the document says the real limit.
-      params: Type.Object({ environment: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$', description: '1 to 64 letters, digits, dots, dashes or underscores' }) }),
-      querystring: Type.Object({ site_id: Type.Optional(Type.String({ maxLength: 64 })) }),
-      body: SdkConfigPatch, response: { 200: Envelope(SdkConfigRecord) },
-    },
-  }, async (request) => ok(await patchConfig({ ctx: contextOf(request), input: { ...request.body, ...request.query, ...request.params } })));
+  for (const op of SDK_CONFIG_OPERATIONS) operationRoute(app, op);
 }
 
 /** GET /v1/sdk-config?key=svc_pub_...: public and cacheable, for the browser SDK. */

@@ -1,6 +1,7 @@
 // The ticket operation: push an issue to Linear or GitHub as a ticket (the tracker's
 // credentials sealed with the app's secrets, its address checked against the outbound target
-// policy, the issue's link from the public URL: all the app's services, ctx.services).
+// policy, the issue's link from the public URL: all the app's services, partOf(ctx, ...)).
+import { partOf } from '../../domain/context.ts';
 import { defineOperation, WRITE_ACCESS } from '../../domain/operation.ts';
 import { CreateTicketBody, TicketParams, TicketRecord } from './schemas.ts';
 import { createTicket } from './service.ts';
@@ -13,7 +14,7 @@ export const createTicketOp = defineOperation({
   input: { params: TicketParams, body: CreateTicketBody },
   output: TicketRecord,
   write: { idempotent: false },
-  run: (ctx, input) => createTicket({ ctx, input, secrets: ctx.services.secrets, policy: ctx.services.targets, config: ctx.services.config }),
+  run: (ctx, input) => createTicket({ ctx, input, secrets: partOf(ctx, 'secrets'), policy: partOf(ctx, 'targets'), config: partOf(ctx, 'config') }),
 });
 
 export const TICKET_OPERATIONS = [createTicketOp];

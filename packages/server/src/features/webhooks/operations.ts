@@ -2,9 +2,9 @@
 // deleting one, its delivery log, a delivery sent again, the signing secret replaced, and a
 // signed test event. A key with webhook:write manages webhooks only; manage:write, everything.
 // The target policy, secrets and the delivery's own needs (store, clock, config) are the app's
-// services (ctx.services).
+// services (partOf(ctx, ...)).
 import { defineOperation, type OperationAccess } from '../../domain/operation.ts';
-import type { ServiceContext } from '../../domain/context.ts';
+import { partOf, type ServiceContext } from '../../domain/context.ts';
 import { Deleted } from '../../domain/schema-parts.ts';
 import type { DeliveryDeps } from '../../delivery/handlers.ts';
 import { listDeliveries } from './delivery-log.ts';
@@ -21,7 +21,9 @@ const READ = { scopes: ['manage:write', 'webhook:write'], role: 'viewer' } as co
 const ADMIN = { ...READ, role: 'admin' } as const satisfies OperationAccess;
 
 /** What sending a delivery now needs, from the app's services. */
-const deliveryDeps = ({ services: { store, clock, secrets, config, targets } }: ServiceContext): DeliveryDeps => ({ store, clock, secrets, config, policy: targets });
+const deliveryDeps = (ctx: ServiceContext): DeliveryDeps => ({
+  store: partOf(ctx, 'store'), clock: partOf(ctx, 'clock'), secrets: partOf(ctx, 'secrets'), config: partOf(ctx, 'config'), policy: partOf(ctx, 'targets'),
+});
 
 export const listWebhooksOp = defineOperation({
   name: 'webhooks.list',
@@ -41,7 +43,7 @@ export const createWebhookOp = defineOperation({
   input: { body: CreateWebhookBody },
   output: CreatedWebhook,
   write: { idempotent: false },
-  run: (ctx, input) => createWebhook({ ctx, input, secrets: ctx.services.secrets, policy: ctx.services.targets }),
+  run: (ctx, input) => createWebhook({ ctx, input, secrets: partOf(ctx, 'secrets'), policy: partOf(ctx, 'targets') }),
 });
 
 export const updateWebhookOp = defineOperation({
@@ -52,7 +54,7 @@ export const updateWebhookOp = defineOperation({
   input: { params: WebhookParams, body: UpdateWebhookBody },
   output: WebhookRecord,
   write: { idempotent: true },
-  run: (ctx, input) => updateWebhook({ ctx, input, policy: ctx.services.targets }),
+  run: (ctx, input) => updateWebhook({ ctx, input, policy: partOf(ctx, 'targets') }),
 });
 
 export const deleteWebhookOp = defineOperation({
@@ -96,7 +98,7 @@ export const rotateWebhookSecretOp = defineOperation({
   input: { params: WebhookParams, body: RotateSecretBody },
   output: RotatedWebhook,
   write: { idempotent: false },
-  run: (ctx, input) => rotateWebhookSecret({ ctx, input, secrets: ctx.services.secrets }),
+  run: (ctx, input) => rotateWebhookSecret({ ctx, input, secrets: partOf(ctx, 'secrets') }),
 });
 
 export const testWebhookOp = defineOperation({
