@@ -4,20 +4,25 @@
 //   access rule or a service call of its own.
 // - Every operation with an `http` binding is served by the route derived from it (a route
 //   registered by hand on its path would either clash or leave the operation unserved), and no
-//   hand-written route reuses an operation's input schemas.
+//   hand-written route reuses an operation's input schemas. What a binding adds to the document
+//   (extra error codes, an exactly-one-of rule) reaches the document.
 // - The runner refuses before running, alike for every face, and MCP lists a tool exactly to the
 //   credentials the runner admits.
 // - Resolve once: get_page over MCP reads the site and its sdk_configs once (the page check and
 //   the page detail share the call's memo).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifySchema } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import Fastify, { type FastifySchema } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
 import { authenticate } from '../src/domain/authenticate.ts';
 import type { AuthContext, ServiceContext } from '../src/domain/context.ts';
 import { admits, defineOperation, runOperation, WRITE_ACCESS } from '../src/domain/operation.ts';
 import * as schemaParts from '../src/domain/schema-parts.ts';
 import { CATALOG } from '../src/features/catalog.ts';
+import type { App } from '../src/http/app-types.ts';
+import { registerOpenApi } from '../src/http/openapi.ts';
+import { operationRoute } from '../src/http/operation-route.ts';
 import type { McpSession } from '../src/mcp/session.ts';
 import { ALL_TOOLS, toolsFor } from '../src/mcp/tools/index.ts';
 import { createHarness, eachDialect, useHarness } from './helpers/harness.ts';
@@ -82,6 +87,26 @@ describe('the operation catalog', () => {
       return [schema.params, schema.querystring, schema.body].filter((s) => parts.has(s)).map((s) => `${r.method} ${r.url} declares ${parts.get(s)}'s input`);
     });
     expect(twice).toEqual([]);
+  });
+
+  it('documents what an operation\'s binding adds: its extra error codes and its exactly-one-of rule', async () => {
+    const op = defineOperation({
+      name: 'test.exactly_one', summary: 'one of two', access: WRITE_ACCESS,
+      http: { method: 'GET', path: '/manage/one-of', surface: 'manage', tags: ['test'], errors: ['conflict'], exactlyOneOf: ['a', 'b'] },
+      input: { query: Type.Object({ a: Type.Optional(Type.String()), b: Type.Optional(Type.String()) }) }, output: Type.Object({}),
+      run: async () => ({}),
+    });
+    const app = Fastify();
+    await registerOpenApi(app);
+    operationRoute(app as unknown as App, op);
+    await app.ready();
+    const doc = app.swagger() as { paths: Record<string, { get: { responses: Record<string, { description: string }>; description: string } }> };
+    const get = doc.paths['/manage/one-of'].get;
+    await app.close();
+    expect(get.responses['409'].description).toMatch(/`conflict`/);
+    expect(get.description).toContain('Give exactly one of `a` and `b`');
+    // Without them in the binding, neither is documented.
+    expect(ROUTES.find((r) => r.url === '/v1/manage/funnels' && r.method === 'POST')!.docs).toBeUndefined();
   });
 
   it('catches what it claims to: a hand-written route with an operation\'s schema is reported', () => {

@@ -9,7 +9,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Scope } from '../auth/api-keys.ts';
 import { roleRank, type AuthContext, type Role, type ServiceContext } from './context.ts';
-import { AppError } from './errors.ts';
+import { AppError, type ErrorCode } from './errors.ts';
 
 /** An operation's input, by part: what a route reads from its path, query string and body, and what a tool's arguments are made of. */
 export interface InputParts { params?: TObject; query?: TObject; body?: TObject }
@@ -58,6 +58,10 @@ export interface HttpBinding {
   bodyRequired?: boolean;
   /** 'json': the answer is sent as JSON.stringify makes it, not through the response schema's serializer (rows of open schemas, /query/raw). */
   send?: 'json';
+  /** Error codes `run` answers beyond those the access rule and the schemas imply (e.g. 409 `conflict`): the OpenAPI document lists them. */
+  errors?: readonly ErrorCode[];
+  /** Query parameters of which a request must give exactly one (`run` checks it: 400 `invalid_input` otherwise): the OpenAPI document says so. */
+  exactlyOneOf?: readonly string[];
 }
 
 export interface Operation<P extends InputParts = InputParts, D = unknown> {

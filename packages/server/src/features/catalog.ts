@@ -21,9 +21,13 @@ import { SETTINGS_OPERATIONS } from './settings/operations.ts';
 import { SITE_OPERATIONS } from './sites/operations.ts';
 import { WHOAMI_OPERATIONS } from './whoami/operations.ts';
 
+/**
+ * In the order the OpenAPI document lists their paths: http/catalog-routes.ts registers the
+ * routes in this order, and the document lists paths in the order their routes were registered.
+ */
 export const CATALOG: readonly Operation<any, any>[] = [
-  ...SITE_OPERATIONS, ...WHOAMI_OPERATIONS, ...MCP_CONTEXT_OPERATIONS, ...SCORE_OPERATIONS, ...REVENUE_OPERATIONS,
-  ...HEATMAP_OPERATIONS, ...JOURNEY_OPERATIONS, ...SESSION_OPERATIONS, ...RAW_OPERATIONS, ...FUNNEL_OPERATIONS,
-  ...ISSUE_OPERATIONS, ...ALERT_OPERATIONS, ...DEPLOY_OPERATIONS, ...ANNOTATION_OPERATIONS, ...CLIP_OPERATIONS,
-  ...SETTINGS_OPERATIONS, ...AUDIT_LOG_OPERATIONS,
+  ...WHOAMI_OPERATIONS, ...SITE_OPERATIONS, ...SETTINGS_OPERATIONS, ...AUDIT_LOG_OPERATIONS,
+  ...SESSION_OPERATIONS, ...CLIP_OPERATIONS, ...HEATMAP_OPERATIONS, ...JOURNEY_OPERATIONS, ...FUNNEL_OPERATIONS, ...RAW_OPERATIONS,
+  ...SCORE_OPERATIONS, ...DEPLOY_OPERATIONS, ...ANNOTATION_OPERATIONS, ...ISSUE_OPERATIONS, ...REVENUE_OPERATIONS,
+  ...ALERT_OPERATIONS, ...MCP_CONTEXT_OPERATIONS,
 ];

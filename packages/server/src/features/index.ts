@@ -3,39 +3,47 @@ import type { App } from '../http/app-types.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
 import { clipIngestRoutes } from './clips/ingest-routes.ts';
 import { clipRoutes } from './clips/routes.ts';
-import { annotationRoutes } from './annotations/routes.ts';
-import { auditLogRoutes } from './audit-log/routes.ts';
 import { privacyRoutes } from './privacy/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { ssoRoutes } from './sso/routes.ts';
-import { deployRoutes } from './deploys/routes.ts';
-import { scoreRoutes } from './scores/routes.ts';
-import { issueRoutes } from './issues/routes.ts';
 import { alertRuleRoutes } from './alert-rules/routes.ts';
-import { alertRoutes } from './alerts/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { integrationRoutes } from './integrations/routes.ts';
 import { ticketRoutes } from './tickets/routes.ts';
-import { mcpContextRoutes } from './mcp-context/routes.ts';
-import { revenueRoutes } from './revenue/routes.ts';
 import { publicSdkConfigRoutes, sdkConfigRoutes } from './sdk-config/routes.ts';
-import { heatmapRoutes } from './heatmaps/routes.ts';
-import { journeyRoutes } from './journeys/routes.ts';
-import { funnelRoutes } from './funnels/routes.ts';
 import { rawRoutes } from './raw/routes.ts';
-import { sessionRoutes } from './sessions/routes.ts';
 import { funRoutes } from './fun/routes.ts';
 import { healthRoutes } from './health/routes.ts';
 import { sdkScriptRoutes } from './sdk-script/routes.ts';
 import { dashboardRoutes } from './dashboard/routes.ts';
 import { keyRoutes } from './keys/routes.ts';
 import { memberRoutes } from './members/routes.ts';
-import { settingsRoutes } from './settings/routes.ts';
 import { siteRoutes } from './sites/routes.ts';
-import { whoamiRoutes } from './whoami/routes.ts';
 import { twoFactorRoutes } from './two-factor/routes.ts';
 import { createOAuthServer } from './oauth/provider.ts';
 import { oauthConsentRoutes, oauthServerRoutes } from './oauth/routes.ts';
+import { catalogRoutes, type CatalogRouteOptions } from '../http/catalog-routes.ts';
+import type { Operation } from '../domain/operation.ts';
+import { auditLogOp } from './audit-log/operations.ts';
+import { pageSnapshotOp } from './clips/operations.ts';
+import { rawRowsOp } from './raw/operations.ts';
+import { recommendationsOp } from './revenue/operations.ts';
+import { updateAlertOp } from './alerts/operations.ts';
+import { whoamiOp } from './whoami/operations.ts';
+
+/**
+ * Temporary (issue 27): the manage routes still written by hand in their features, each after
+ * the catalog route it follows in the OpenAPI document. Empty, and gone, once they are
+ * operations of the catalog.
+ */
+const HAND_WRITTEN_AFTER: CatalogRouteOptions['handWrittenAfter'] = new Map<Operation<any, any>, ((app: App) => Promise<void>)[]>([
+  [whoamiOp, [siteRoutes, memberRoutes, keyRoutes]],
+  [auditLogOp, [privacyRoutes]],
+  [pageSnapshotOp, [clipRoutes]],
+  [rawRowsOp, [rawRoutes]],
+  [recommendationsOp, [sdkConfigRoutes, alertRuleRoutes]],
+  [updateAlertOp, [webhookRoutes, integrationRoutes, ticketRoutes]],
+]);
 
 export async function registerFeatures(app: App) {
   // Mallard's OAuth authorization server for the MCP endpoint: its endpoints at the root, its
@@ -46,15 +54,9 @@ export async function registerFeatures(app: App) {
   await app.register(sdkScriptRoutes);
   await app.register(dashboardRoutes);
   await app.register(async (v1: App) => {
-    for (const routes of [
-      funRoutes, authRoutes, ssoRoutes, twoFactorRoutes, whoamiRoutes, siteRoutes, memberRoutes, keyRoutes, settingsRoutes, auditLogRoutes, privacyRoutes,
-      sessionRoutes, clipRoutes, heatmapRoutes, journeyRoutes, funnelRoutes, rawRoutes,
-      scoreRoutes, deployRoutes, annotationRoutes,
-      issueRoutes, revenueRoutes, sdkConfigRoutes,
-      alertRuleRoutes, alertRoutes, webhookRoutes, integrationRoutes, ticketRoutes, mcpContextRoutes,
-    ]) {
-      await v1.register(routes);
-    }
+    for (const routes of [funRoutes, authRoutes, ssoRoutes, twoFactorRoutes]) await v1.register(routes);
+    // Every operation of the catalog that has an http binding (http/catalog-routes.ts).
+    await v1.register(catalogRoutes, { handWrittenAfter: HAND_WRITTEN_AFTER });
     // Ingest, clip uploads and the public SDK config have open CORS (and the uploads their own parsers), each in its own scope.
     await v1.register(ingestRoutes);
     await v1.register(clipIngestRoutes);

@@ -1,20 +1,14 @@
-// GET /v1/query/clips, /v1/query/clips/{id}, /v1/query/page-snapshot (the query surface: the
-// catalog's, operations.ts) and
 // GET /v1/manage/site/{id}/clips (a site's clip settings and totals, for the settings screen;
 // they are changed by PATCH /v1/manage/site/{id}).
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/envelope.ts';
-import { operationRoute } from '../../http/operation-route.ts';
 import { contextOf } from '../../http/context.ts';
-import { CLIP_OPERATIONS } from './operations.ts';
 import { ClipUsage } from './schemas.ts';
 import { clipUsage } from './usage.ts';
 
 export async function clipRoutes(app: App) {
   const maxRetentionDays = app.services.config.retentionDays;
-
-  for (const op of CLIP_OPERATIONS) operationRoute(app, op);
 
   app.get('/manage/site/:id/clips', {
     config: { access: { surface: 'manage', scopes: ['manage:write'], role: 'viewer' } },

@@ -1,7 +1,6 @@
-// GET /v1/query/raw (paged rows of one table: the catalog's, operations.ts) and GET
-// /v1/query/export/events.csv (every event, streamed). Both are bulk reads of visitors' data,
-// so each leaves one audit row (one insert on the main connection, after the read is known to
-// be allowed and valid).
+// GET /v1/query/export/events.csv (every event, streamed). A bulk read of visitors' data (as
+// GET /v1/query/raw is, the catalog's rawRowsOp), so it leaves one audit row (one insert on
+// the main connection, after the read is known to be allowed and valid).
 import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/app-types.ts';
@@ -10,8 +9,6 @@ import { contextOf } from '../../http/context.ts';
 import { recordAudit } from '../../audit/record.ts';
 import type { ServiceContext } from '../../domain/context.ts';
 import { ExportQuery } from './schemas.ts';
-import { rawRowsOp } from './operations.ts';
-import { operationRoute } from '../../http/operation-route.ts';
 import { EXPORT_HEADER, eventsCsv } from './events-csv.ts';
 
 export async function rawRoutes(app: App) {
@@ -19,8 +16,6 @@ export async function rawRoutes(app: App) {
   // The read ran (and checked the site) on the read connection; the row is written on the main one.
   const audit = (ctx: ServiceContext, siteId: string | undefined, action: string, details: Record<string, unknown>) =>
     recordAudit(store.db, ctx, { action, targetType: 'site', targetId: siteId || ctx.auth.site?.id || null, siteId: siteId || ctx.auth.site?.id || null, details });
-
-  operationRoute(app, rawRowsOp);
 
   app.get('/query/export/events.csv', {
     config: { access: QUERY_ACCESS },
