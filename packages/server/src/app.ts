@@ -25,7 +25,7 @@ import { createMetrics } from './http/metrics.ts';
 import { metricsRoute } from './http/metrics-route.ts';
 import { registerFeatures } from './features/index.ts';
 import { mcpRoutes } from './mcp/routes.ts';
-import { redirectToDashboard, wantsDashboard } from './features/dashboard/routes.ts';
+import { redirectToDashboard, wantsDashboard } from './http/routes/dashboard.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { depthError, nulError } from './http/request-data.ts';
 import { collectRoutes } from './http/route-table.ts';

@@ -21,7 +21,7 @@ function floorOf(file: string): Floor {
     if (second === 'index.ts') return 'app';
     return third === 'routes.ts' || third === 'cli.ts' || third?.endsWith('-routes.ts') ? 'face' : 'service';
   }
-  if (top === 'http' || top === 'mcp') return 'face';
+  if (top === 'http' || top === 'mcp' || top === 'cli') return 'face';
   if (file === 'app.ts') return 'app';
   if (['main.ts', 'server.ts', 'worker.ts'].includes(file) || ['demo', 'simulate'].includes(top)) return 'entry';
   throw new Error(`${file} has no floor: add its folder to the layering (and to src/README.md)`);
