@@ -7,7 +7,9 @@
 //   hand-written route reuses an operation's input schemas. What a binding adds to the document
 //   (extra error codes, an exactly-one-of rule) reaches the document.
 // - The runner refuses before running, alike for every face, and MCP lists a tool exactly to the
-//   credentials the runner admits.
+//   credentials the runner admits. It checks the site scope too: a site named in the input is
+//   resolved before `run` (another org's 404, a sibling of a site-scoped key's site 403), and
+//   read once in the call.
 // - Resolve once: get_page over MCP reads the site and its sdk_configs once (the page check and
 //   the page detail share the call's memo).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -17,7 +19,8 @@ import Fastify, { type FastifySchema } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
 import { authenticate } from '../src/domain/authenticate.ts';
 import type { AuthContext, ServiceContext } from '../src/domain/context.ts';
-import { admits, defineOperation, runOperation, WRITE_ACCESS } from '../src/domain/operation.ts';
+import { admits, defineOperation, READ_ACCESS, runOperation, WRITE_ACCESS } from '../src/domain/operation.ts';
+import { resolveSite } from '../src/domain/tenancy.ts';
 import * as schemaParts from '../src/domain/schema-parts.ts';
 import { CATALOG } from '../src/features/catalog.ts';
 import type { App } from '../src/http/app-types.ts';
@@ -25,7 +28,7 @@ import { registerOpenApi } from '../src/http/openapi.ts';
 import { operationRoute } from '../src/http/operation-route.ts';
 import type { McpSession } from '../src/mcp/session.ts';
 import { ALL_TOOLS, toolsFor } from '../src/mcp/tools/index.ts';
-import { createHarness, eachDialect, useHarness } from './helpers/harness.ts';
+import { bearer, createHarness, eachDialect, useHarness } from './helpers/harness.ts';
 import { SRC } from './helpers/import-graph.ts';
 import { countingSelectsFrom } from './helpers/query-spy.ts';
 import { cycle, freshStart, HOUR, MIN, sendVisits } from './helpers/traffic.ts';
@@ -185,5 +188,49 @@ eachDialect('resolve once', (dialect) => {
     // A second call reads again: the memo is the call's, not the session's.
     await tool.call(session, { site_id: org.site_id, page: '/pricing' });
     expect(configs.counter.selects).toBe(2);
+  });
+});
+
+eachDialect('the runner\'s site scope', (dialect) => {
+  const h = useHarness(dialect.name);
+
+  it('refuses a site outside the credential\'s scope before run, for any operation, and reads the site once per call', async () => {
+    const org = await h.org('Scope');
+    const other = await h.org('Elsewhere');
+    const created = await h.app.inject({ method: 'POST', url: '/v1/manage/site', headers: bearer(org.jwt), payload: { name: 'Sibling', url: 'https://sibling.example' } });
+    expect(created.statusCode).toBe(201);
+    const siblingId = created.json().data.id as string;
+    const { key } = await h.key(org, { scopes: ['query:read'], siteId: org.site_id });
+    const who = await authenticate(h.store, h.secrets, key, h.clock.now());
+    expect(who.site?.id).toBe(org.site_id);
+
+    // A fake operation: its run records each call, then resolves its site as every service does.
+    const calls: (string | undefined)[] = [];
+    const op = defineOperation({
+      name: 'test.site_read', summary: 'reads a site', access: READ_ACCESS,
+      input: { query: Type.Object({ site_id: Type.Optional(Type.String()) }) }, output: Type.Object({}),
+      run: async (c, input) => {
+        calls.push(input.site_id);
+        await resolveSite(c, input.site_id);
+        return {};
+      },
+    });
+    const sites = countingSelectsFrom(h.store.db, 'sites');
+    const ctx = { auth: who, db: sites.db, now: h.clock.now(), requestId: 'site-scope', log: { info() {}, warn() {}, error() {} } } as ServiceContext;
+
+    await expect(runOperation(op, ctx, { site_id: siblingId })).rejects.toMatchObject({ code: 'forbidden', status: 403 });
+    await expect(runOperation(op, ctx, { site_id: other.site_id })).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    expect(calls).toEqual([]);
+
+    sites.counter.selects = 0;
+    await runOperation(op, ctx, { site_id: org.site_id });
+    expect(calls).toEqual([org.site_id]);
+    // The runner's check and the service's resolveSite: one read of the site.
+    expect(sites.counter.selects).toBe(1);
+    // The next call reads afresh; without a site_id the key's own site needs no read.
+    await runOperation(op, ctx, { site_id: org.site_id });
+    await runOperation(op, ctx, {});
+    expect(calls).toEqual([org.site_id, org.site_id, undefined]);
+    expect(sites.counter.selects).toBe(2);
   });
 });
