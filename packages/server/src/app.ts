@@ -23,9 +23,9 @@ import { enforceRateLimit } from './http/limits.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { createMetrics } from './http/metrics.ts';
 import { metricsRoute } from './http/metrics-route.ts';
-import { registerFeatures } from './features/index.ts';
+import { registerRoutes } from './routes.ts';
 import { mcpRoutes } from './mcp/routes.ts';
-import { redirectToDashboard, wantsDashboard } from './features/dashboard/routes.ts';
+import { redirectToDashboard, wantsDashboard } from './http/routes/dashboard.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { depthError, nulError } from './http/request-data.ts';
 import { collectRoutes } from './http/route-table.ts';
@@ -240,7 +240,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
 
   metricsRoute(app, metrics, deps.config.metricsToken);
 
-  await registerFeatures(app);
+  await registerRoutes(app);
   // The MCP endpoint: a face of its own beside the routes, over the same services.
   await app.register(mcpRoutes, { prefix: '/v1' });
   return app;

@@ -14,8 +14,8 @@ import { startWorker } from './worker.ts';
 import { activeSiteIds, runCycle } from './pipeline/cycle.ts';
 import { logFormatFor, processLogger } from './logs/terminal-log.ts';
 import { Presets, SingleBar } from 'cli-progress';
-import { KEYS_CREATE_DEFAULT_SCOPES, runKeysCreate, runKeysList, runKeysRevoke, type KeysCreateOptions, type KeysListOptions } from './features/keys/cli.ts';
-import type { PrivacyOptions } from './features/privacy/cli.ts';
+import { KEYS_CREATE_DEFAULT_SCOPES, runKeysCreate, runKeysList, runKeysRevoke, type KeysCreateOptions, type KeysListOptions } from './cli/keys.ts';
+import type { PrivacyOptions } from './cli/privacy.ts';
 import { BridgeError, bridgeSettings, DEFAULT_MALLARD_URL, runBridge } from './mcp/stdio.ts';
 
 class UsageError extends Error {}
@@ -187,7 +187,7 @@ const secret = program.command('secret').description('MALLARD_SECRET rotation, a
 secret.command('rotate')
   .description('With MALLARD_SECRET set to the new secret and MALLARD_SECRET_PREVIOUS to the old one: re-seal every stored sealed secret (webhook signing secrets, integration credentials, kept Idempotency-Key answers, SSO client secrets and the PKCE verifiers of unfinished SSO sign-ins) made with the old secret under the new one, one transaction per table, and print counts. Safe to run again, while Mallard runs. API keys cannot be re-hashed without the key (only its HMAC is stored): each verifies against both secrets and is re-hashed on its next use; a key unused until MALLARD_SECRET_PREVIOUS is dropped stops working. Invitation and reset tokens verify against both until they expire. Exits 1 if MALLARD_SECRET_PREVIOUS is not set. See docs/operations.md, "Rotating MALLARD_SECRET".')
   .action(async () => {
-    const { runSecretRotate } = await import('./features/secrets/cli.ts');
+    const { runSecretRotate } = await import('./cli/secrets.ts');
     await runSecretRotate(() => loadConfig(), systemClock, (message) => new UsageError(message));
   });
 
@@ -201,7 +201,7 @@ for (const action of ['export', 'erase'] as const) {
     .option('--visitor <id>', 'the SDK\'s visitor id (vid)')
     .option('--user-ref <ref>', 'the id your app gave the person with identify()')
     .action(async (opts: PrivacyOptions) => {
-      const { runPrivacy } = await import('./features/privacy/cli.ts');
+      const { runPrivacy } = await import('./cli/privacy.ts');
       await runPrivacy(action, opts, () => loadConfig(), systemClock, (message) => new UsageError(message));
     });
 }

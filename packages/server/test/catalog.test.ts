@@ -4,20 +4,28 @@
 //   access rule or a service call of its own.
 // - Every operation with an `http` binding is served by the route derived from it (a route
 //   registered by hand on its path would either clash or leave the operation unserved), and no
-//   hand-written route reuses an operation's input schemas.
+//   hand-written route reuses an operation's input schemas. What a binding adds to the document
+//   (extra error codes, an exactly-one-of rule) reaches the document.
 // - The runner refuses before running, alike for every face, and MCP lists a tool exactly to the
-//   credentials the runner admits.
+//   credentials the runner admits. It checks the site scope too: a site named in the input is
+//   resolved before `run` (another org's 404, a sibling of a site-scoped key's site 403), and
+//   read once in the call.
 // - Resolve once: get_page over MCP reads the site and its sdk_configs once (the page check and
 //   the page detail share the call's memo).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifySchema } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import Fastify, { type FastifySchema } from 'fastify';
 import { describe, expect, it, vi } from 'vitest';
 import { authenticate } from '../src/domain/authenticate.ts';
 import { actorOf, operatorAuth, type AuthContext, type ServiceContext } from '../src/domain/context.ts';
-import { admits, defineOperation, runOperation, WRITE_ACCESS } from '../src/domain/operation.ts';
+import { admits, defineOperation, READ_ACCESS, runOperation, WRITE_ACCESS } from '../src/domain/operation.ts';
+import { resolveSite } from '../src/domain/tenancy.ts';
 import * as schemaParts from '../src/domain/schema-parts.ts';
 import { CATALOG } from '../src/features/catalog.ts';
+import type { App } from '../src/http/app-types.ts';
+import { registerOpenApi } from '../src/http/openapi.ts';
+import { operationRoute } from '../src/http/operation-route.ts';
 import type { McpSession } from '../src/mcp/session.ts';
 import { ALL_TOOLS, toolsFor } from '../src/mcp/tools/index.ts';
 import { bearer, createHarness, eachDialect, useHarness } from './helpers/harness.ts';
@@ -85,19 +93,38 @@ describe('the operation catalog', () => {
   });
 
   it('makes the CLI commands of catalog operations run them, not their services', () => {
-    // A cli.ts that runs its feature's operations (keys, privacy) imports none of its services.
-    const dir = join(SRC, 'features');
+    // A command in cli/ that runs a feature's operations (keys, privacy) imports none of that feature's services.
+    const dir = join(SRC, 'cli');
     const own: string[] = [];
-    for (const feature of readdirSync(dir)) {
-      let text: string;
-      try { text = readFileSync(join(dir, feature, 'cli.ts'), 'utf8'); } catch { continue; }
-      if (!text.includes("from './operations.ts'")) continue;
-      if (/from '\.\/service\.ts'|from '\.\.\/[\w-]+\/service\.ts'/.test(text)) own.push(`${feature}/cli.ts imports a service`);
-      if (!text.includes('runOperation(')) own.push(`${feature}/cli.ts runs no operation`);
+    const runsOperations = /from '\.\.\/features\/[\w-]+\/operations\.ts'/;
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      if (!runsOperations.test(text)) continue;
+      if (/from '\.\.\/features\/[\w-]+\/service\.ts'/.test(text)) own.push(`cli/${file} imports a service`);
+      if (!text.includes('runOperation(')) own.push(`cli/${file} runs no operation`);
     }
     expect(own).toEqual([]);
-    expect(readFileSync(join(dir, 'keys/cli.ts'), 'utf8')).toContain("from './operations.ts'");
-    expect(readFileSync(join(dir, 'privacy/cli.ts'), 'utf8')).toContain("from './operations.ts'");
+    for (const file of ['keys.ts', 'privacy.ts']) expect(readFileSync(join(dir, file), 'utf8')).toMatch(runsOperations);
+  });
+
+  it('documents what an operation\'s binding adds: its extra error codes and its exactly-one-of rule', async () => {
+    const op = defineOperation({
+      name: 'test.exactly_one', summary: 'one of two', access: WRITE_ACCESS,
+      http: { method: 'GET', path: '/manage/one-of', surface: 'manage', tags: ['test'], errors: ['conflict'], exactlyOneOf: ['a', 'b'] },
+      input: { query: Type.Object({ a: Type.Optional(Type.String()), b: Type.Optional(Type.String()) }) }, output: Type.Object({}),
+      run: async () => ({}),
+    });
+    const app = Fastify();
+    await registerOpenApi(app);
+    operationRoute(app as unknown as App, op);
+    await app.ready();
+    const doc = app.swagger() as { paths: Record<string, { get: { responses: Record<string, { description: string }>; description: string } }> };
+    const get = doc.paths['/manage/one-of'].get;
+    await app.close();
+    expect(get.responses['409'].description).toMatch(/`conflict`/);
+    expect(get.description).toContain('Give exactly one of `a` and `b`');
+    // Without them in the binding, neither is documented.
+    expect(ROUTES.find((r) => r.url === '/v1/manage/funnels' && r.method === 'POST')!.docs).toBeUndefined();
   });
 
   it('catches what it claims to: a hand-written route with an operation\'s schema is reported', () => {
@@ -208,5 +235,49 @@ eachDialect('a route reads the parts its operation declares', (dialect) => {
     const changed = await call('PATCH', `/v1/manage/alert-rules/${created.json().data.id}?enabled=false&threshold=abc`, { name: 'Renamed' });
     expect(changed.statusCode, changed.body).toBe(200);
     expect(changed.json().data).toMatchObject({ name: 'Renamed', enabled: true, threshold: 20 });
+  });
+});
+
+eachDialect('the runner\'s site scope', (dialect) => {
+  const h = useHarness(dialect.name);
+
+  it('refuses a site outside the credential\'s scope before run, for any operation, and reads the site once per call', async () => {
+    const org = await h.org('Scope');
+    const other = await h.org('Elsewhere');
+    const created = await h.app.inject({ method: 'POST', url: '/v1/manage/site', headers: bearer(org.jwt), payload: { name: 'Sibling', url: 'https://sibling.example' } });
+    expect(created.statusCode).toBe(201);
+    const siblingId = created.json().data.id as string;
+    const { key } = await h.key(org, { scopes: ['query:read'], siteId: org.site_id });
+    const who = await authenticate(h.store, h.secrets, key, h.clock.now());
+    expect(who.site?.id).toBe(org.site_id);
+
+    // A fake operation: its run records each call, then resolves its site as every service does.
+    const calls: (string | undefined)[] = [];
+    const op = defineOperation({
+      name: 'test.site_read', summary: 'reads a site', access: READ_ACCESS,
+      input: { query: Type.Object({ site_id: Type.Optional(Type.String()) }) }, output: Type.Object({}),
+      run: async (c, input) => {
+        calls.push(input.site_id);
+        await resolveSite(c, input.site_id);
+        return {};
+      },
+    });
+    const sites = countingSelectsFrom(h.store.db, 'sites');
+    const ctx = { auth: who, db: sites.db, now: h.clock.now(), requestId: 'site-scope', log: { info() {}, warn() {}, error() {} } } as ServiceContext;
+
+    await expect(runOperation(op, ctx, { site_id: siblingId })).rejects.toMatchObject({ code: 'forbidden', status: 403 });
+    await expect(runOperation(op, ctx, { site_id: other.site_id })).rejects.toMatchObject({ code: 'not_found', status: 404 });
+    expect(calls).toEqual([]);
+
+    sites.counter.selects = 0;
+    await runOperation(op, ctx, { site_id: org.site_id });
+    expect(calls).toEqual([org.site_id]);
+    // The runner's check and the service's resolveSite: one read of the site.
+    expect(sites.counter.selects).toBe(1);
+    // The next call reads afresh; without a site_id the key's own site needs no read.
+    await runOperation(op, ctx, { site_id: org.site_id });
+    await runOperation(op, ctx, {});
+    expect(calls).toEqual([org.site_id, org.site_id, undefined]);
+    expect(sites.counter.selects).toBe(2);
   });
 });

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeEvents } from '../src/features/clips/codec.ts';
-import { REFERENCES_RETRY_MS } from '../src/features/clips/ingest-routes.ts';
+import { REFERENCES_RETRY_MS } from '../src/http/routes/clip-ingest.ts';
 import { CLIP_STATE_CACHE_MS } from '../src/features/clips/usage.ts';
 import { DAY_MS } from '../src/domain/time.ts';
 import { bearer, eachDialect, useHarness, type Harness, type Org } from './helpers/harness.ts';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { RunningServer } from '../src/server.ts';
 import type { BootstrapResult } from '../src/features/orgs/bootstrap.ts';
-import { DASHBOARD_CSP } from '../src/features/dashboard/routes.ts';
+import { DASHBOARD_CSP } from '../src/http/routes/dashboard.ts';
 import { chromiumAvailable, launchChromium } from './helpers/services.ts';
 import { startSeededDashboard } from './helpers/dashboard-server.ts';
 import { v7 as uuidv7 } from 'uuid';

@@ -9,7 +9,7 @@ import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './helpers/harness.ts';
-import { ASSET_CACHE, DASHBOARD_CSP, ENTRY_CACHE } from '../src/features/dashboard/routes.ts';
+import { ASSET_CACHE, DASHBOARD_CSP, ENTRY_CACHE } from '../src/http/routes/dashboard.ts';
 import { loadDashboard } from '../src/features/dashboard/build.ts';
 
 const assetsOf = (html: string) => [...html.matchAll(/(?:src|href)="\/app\/assets\/([^"]+)"/g)].map((m) => m[1]);

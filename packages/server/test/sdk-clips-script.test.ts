@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SdkScript } from '../src/features/sdk-script/build.ts';
-import { IMMUTABLE_CACHE } from '../src/features/sdk-script/routes.ts';
+import { IMMUTABLE_CACHE } from '../src/http/routes/sdk-script.ts';
 import { useHarness } from './helpers/harness.ts';
 
 const chunk = vi.hoisted(() => ({ current: null as SdkScript | null, loads: 0 }));

@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from './helpers/harness.ts';
-import { IMMUTABLE_CACHE, SHORT_CACHE } from '../src/features/sdk-script/routes.ts';
+import { IMMUTABLE_CACHE, SHORT_CACHE } from '../src/http/routes/sdk-script.ts';
 
 const VERSION = JSON.parse(readFileSync(new URL('../../sdk/package.json', import.meta.url), 'utf8')).version as string;
 

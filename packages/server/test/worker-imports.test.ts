@@ -53,6 +53,6 @@ describe('mallard worker', () => {
   it('the check sees the HTTP app where it is loaded: from the server', () => {
     const loaded = loadedFrom('server.ts');
     expect(loaded.has('fastify')).toBe(true);
-    expect([...loaded.keys()].some((m) => m.endsWith('/features/webhooks/routes.ts'))).toBe(true);
+    expect([...loaded.keys()].some((m) => m.endsWith('/http/catalog-routes.ts'))).toBe(true);
   });
 });

@@ -3,13 +3,14 @@
 // its input (by part: path parameters, query string, body, as the route reads them), its
 // output schema and the service call. The faces are derived from it: the HTTP route
 // (http/operation-route.ts), the MCP tool (mcp/tool-kit.ts) and a CLI command where one exists.
-// Every face calls it through `runOperation`, which checks the caller's access the same way
-// for all of them before `run`, and gives the call its own memo of what it resolved
+// Every face calls it through `runOperation`, which checks the caller's access and site scope
+// the same way for all of them before `run`, and gives the call its own memo of what it resolved
 // (`CallMemo`: the site, its settings), so nothing is resolved twice in one call.
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Scope } from '../auth/api-keys.ts';
 import { roleRank, type AuthContext, type Role, type ServiceContext } from './context.ts';
-import { AppError } from './errors.ts';
+import { AppError, type ErrorCode } from './errors.ts';
+import { siteInScope } from './tenancy.ts';
 
 /** An operation's input, by part: what a route reads from its path, query string and body, and what a tool's arguments are made of. */
 export interface InputParts { params?: TObject; query?: TObject; body?: TObject }
@@ -64,6 +65,10 @@ export interface HttpBinding {
    * OpenAPI document shows `output` under the media type with this description.
    */
   download?: { mediaType: 'text/csv' | 'application/json'; description: string };
+  /** Error codes `run` answers beyond those the access rule and the schemas imply (e.g. 409 `conflict`): the OpenAPI document lists them. */
+  errors?: readonly ErrorCode[];
+  /** Query parameters of which a request must give exactly one (`run` checks it: 400 `invalid_input` otherwise): the OpenAPI document says so. */
+  exactlyOneOf?: readonly string[];
 }
 
 /** What an operation with a `download` binding answers: the file's name and its text, a piece at a time (read as it is sent). */
@@ -128,15 +133,20 @@ export const withCallMemo = <C extends ServiceContext>(ctx: C): C =>
   ctx.memo ? ctx : { ...ctx, memo: { sites: new Map(), settings: new Map() } };
 
 /**
- * Runs an operation for a caller: its access first (the 403s), then the face's own checks of
- * the input if it has any (`prepare`: MCP's known-page check), then `run`, all with one memo
- * for the call.
+ * Runs an operation for a caller: its access first (the 403s), then its site scope, then the
+ * face's own checks of the input if it has any (`prepare`: MCP's known-page check), then
+ * `run`, all with one memo for the call. The site scope: a non-empty `site_id` in the input is
+ * resolved by `siteInScope` (another org's site is 404, a sibling of a site-scoped key's own
+ * site 403), so every face refuses alike before `run`, and the service's own `resolveSite`
+ * finds the site in the call's memo instead of reading it again.
  */
 export async function runOperation<P extends InputParts, D>(
   op: Operation<P, D>, ctx: ServiceContext, input: OperationInput<P>, prepare?: (ctx: ServiceContext) => Promise<void>,
 ): Promise<D> {
   checkAccess(ctx.auth, op.access);
   const call = withCallMemo(ctx);
+  const siteId = (input as { site_id?: unknown }).site_id;
+  if (typeof siteId === 'string' && siteId !== '') await siteInScope(call, siteId);
   if (prepare) await prepare(call);
   return op.run(call, input);
 }

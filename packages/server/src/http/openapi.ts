@@ -18,7 +18,7 @@ export interface RouteDocs {
   body?: TSchema;
   consumes?: string[];
   /** Error codes the route raises beyond those its access rule and schema imply. */
-  errors?: ErrorCode[];
+  errors?: readonly ErrorCode[];
   /** Query parameters of which a request must give exactly one (the handler checks it: 400 invalid_input otherwise). */
   exactlyOneOf?: readonly string[];
   /**

@@ -2,7 +2,9 @@
 // operation's `http` binding, access rule, input parts and output, so none of them is written
 // twice. The route's access rule is the operation's plus its surface; the hooks in app.ts keep
 // DESIGN.md's order (401s, body errors, id format, then the 403s, decided by the catalog's
-// checkAccess), and the handler runs the operation through the runner.
+// checkAccess), and the handler runs the operation through the runner. What the document says
+// beyond the schemas (extra error codes, an exactly-one-of rule) comes from the binding too.
+// http/catalog-routes.ts registers the route of every catalog operation that has a binding.
 import { Readable } from 'node:stream';
 import type { FastifySchema } from 'fastify';
 import { runOperation, type Download, type Operation } from '../domain/operation.ts';
@@ -12,12 +14,13 @@ import { Envelope, ok, okOnce } from './envelope.ts';
 import type { RouteDocs } from './openapi.ts';
 import './route-table.ts';
 
-/** Registers the route of an operation that has an `http` binding (docs: what the OpenAPI document says beyond the schemas). */
+/** Registers the route of an operation that has an `http` binding. */
 // Any operation: the route's schemas check the input before the handler runs it.
-export function operationRoute(app: App, op: Operation<any, any>, docs?: RouteDocs): void {
+export function operationRoute(app: App, op: Operation<any, any>): void {
   const binding = op.http;
   if (!binding) throw new Error(`${op.name} has no http binding: it has no route`);
-  const { method, path, surface, tags, status = 200, bodyRequired, send, download } = binding;
+  const { method, path, surface, tags, status = 200, bodyRequired, send, download, errors, exactlyOneOf } = binding;
+  const docs: RouteDocs | undefined = errors || exactlyOneOf ? { ...(errors ? { errors } : {}), ...(exactlyOneOf ? { exactlyOneOf } : {}) } : undefined;
   const schema: FastifySchema = {
     tags: [...tags], summary: op.summary,
     ...(op.input.params ? { params: op.input.params } : {}),

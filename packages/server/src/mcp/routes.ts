@@ -36,7 +36,7 @@ const JsonRpcAnswer = Type.Unsafe<string>(JSON.parse(JSON.stringify(JsonRpcBody)
  */
 export const MCP_BODY_LIMIT = 1024 * 1024;
 
-/** The protected-resource metadata of this endpoint (RFC 9728, features/oauth/routes.ts). */
+/** The protected-resource metadata of this endpoint (RFC 9728, http/routes/oauth.ts). */
 export const MCP_RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/v1/mcp';
 
 export async function mcpRoutes(app: App) {

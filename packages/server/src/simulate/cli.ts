@@ -1,7 +1,7 @@
 // `mallard simulate`: realistic synthetic traffic through the real ingest path, either into a
 // site of this store (with the pipeline backfilled and the story's deploys and fixes) or to
 // any Mallard server over HTTP.
-import { revokeAsOperator } from '../features/keys/cli.ts';
+import { revokeAsOperator } from '../cli/keys.ts';
 import { v7 as uuidv7 } from 'uuid';
 import { SCOPES } from '../auth/api-keys.ts';
 import { Secrets } from '../auth/secrets.ts';

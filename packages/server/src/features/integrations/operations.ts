@@ -27,7 +27,7 @@ export const connectIntegrationOp = defineOperation({
   name: 'integrations.connect',
   summary: 'Connect Slack, PagerDuty, Linear or GitHub (one per provider per site)',
   access: ADMIN,
-  http: { method: 'POST', path: '/manage/integrations', surface: 'manage', tags: ['integrations'], status: 201 },
+  http: { method: 'POST', path: '/manage/integrations', surface: 'manage', tags: ['integrations'], status: 201, errors: ['conflict'] },
   input: { body: ConnectIntegrationBody },
   output: IntegrationRecord,
   write: { idempotent: false },

@@ -122,7 +122,7 @@ export function createOAuthServer({ config, store, secrets, clock, log }: OAuthD
   };
   const provider = new Provider(issuer, configuration);
   // Behind Mallard's own routing the request's host and scheme are set from the public URL
-  // (routes.ts), so the provider trusts them.
+  // (http/routes/oauth.ts), so the provider trusts them.
   provider.proxy = true;
   provider.on('server_error', (_ctx, err) => log.error({ err }, 'oauth server error'));
   return { provider, resource, issuer };

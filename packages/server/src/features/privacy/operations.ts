@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { partOf } from '../../domain/context.ts';
 import { defineOperation } from '../../domain/operation.ts';
-import { ErasureResult, SubjectQuery } from './schemas.ts';
+import { ErasureResult, SUBJECT_KEYS, SubjectQuery } from './schemas.ts';
 import { eraseSubject, exportSubject } from './service.ts';
 
 const PRIVACY_ACCESS = { scopes: ['manage:write'], jwtOnly: true, role: 'admin' } as const;
@@ -16,6 +16,7 @@ export const exportSubjectOp = defineOperation({
   http: {
     method: 'GET', path: '/manage/privacy/export', surface: 'manage', tags: ['privacy'],
     download: { mediaType: 'application/json', description: 'The envelope, streamed: data holds subject, exported_at, sessions, events and signals (every stored field)' },
+    exactlyOneOf: SUBJECT_KEYS,
   },
   input: { query: SubjectQuery },
   output: Type.Unsafe({ type: 'object', properties: { data: { type: 'object', description: 'subject, exported_at, sessions, events and signals, every stored field' }, error: { type: 'null' } } }),
@@ -26,7 +27,7 @@ export const eraseSubjectOp = defineOperation({
   name: 'privacy.erase',
   summary: 'Erase one person (by visitor_id or user_ref): their sessions, events, signals and issue evidence; aggregates stay. Erasing again finds nothing',
   access: PRIVACY_ACCESS,
-  http: { method: 'DELETE', path: '/manage/privacy/subject', surface: 'manage', tags: ['privacy'] },
+  http: { method: 'DELETE', path: '/manage/privacy/subject', surface: 'manage', tags: ['privacy'], exactlyOneOf: SUBJECT_KEYS },
   input: { query: SubjectQuery },
   output: ErasureResult,
   write: { idempotent: true },

@@ -10,7 +10,7 @@ export const createTicketOp = defineOperation({
   name: 'tickets.create',
   summary: 'Create a Linear or GitHub ticket for an issue',
   access: WRITE_ACCESS,
-  http: { method: 'POST', path: '/manage/issues/:issue_id/ticket', surface: 'manage', tags: ['issues'], status: 201 },
+  http: { method: 'POST', path: '/manage/issues/:issue_id/ticket', surface: 'manage', tags: ['issues'], status: 201, errors: ['conflict', 'upstream_error'] },
   input: { params: TicketParams, body: CreateTicketBody },
   output: TicketRecord,
   write: { idempotent: false },

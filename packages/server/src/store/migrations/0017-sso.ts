@@ -8,7 +8,7 @@
 // In-flight sign-ins are rows, not a sealed cookie: a row is claimed once (used_at), so a state
 // replayed after the first callback is refused even within its ten minutes, which a
 // self-contained cookie cannot promise. The browser still carries the state in a SameSite=Lax
-// cookie (features/sso/routes.ts) that must match, so a callback URL sent to someone else
+// cookie (http/routes/sso.ts) that must match, so a callback URL sent to someone else
 // signs nobody in. The state is kept only as an HMAC, the PKCE verifier sealed.
 import type { Kysely } from 'kysely';
 

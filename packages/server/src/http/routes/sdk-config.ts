@@ -1,19 +1,15 @@
-// The SDK config: a site's, per environment, on /manage (the catalog's operations, operations.ts),
-// and GET /v1/sdk-config, the browser-safe part for a publishable key. That one stays a route
-// written here: it is public with open CORS of its own, checks the key in its query string
-// like a credential, and is cached (by the browser and by its own clip-state cache).
+// GET /v1/sdk-config?key=svc_pub_...: the browser SDK's config for a publishable key, public
+// and cacheable, with open CORS in its own scope. The service is features/sdk-config's.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../http/app-types.ts';
+import type { App } from '../app-types.ts';
 import { authenticate } from '../../domain/authenticate.ts';
 import { withFailedAuthLockout } from '../../domain/rate-limits.ts';
-import { openCors } from '../../http/cors.ts';
+import { openCors } from '../cors.ts';
 import { AppError } from '../../domain/errors.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
-import { operationRoute } from '../../http/operation-route.ts';
-import { SDK_CONFIG_OPERATIONS } from './operations.ts';
-import { getPublicConfig } from './service.ts';
+import { Envelope, ok } from '../envelope.ts';
+import { getPublicConfig } from '../../features/sdk-config/service.ts';
 import { CLIP_CONFIG_LIST_MAX, CLIPS_PER_ELEMENT_PER_DAY } from '../../domain/clips.ts';
-import { CLIP_STATE_CACHE_MS } from '../clips/usage.ts';
+import { CLIP_STATE_CACHE_MS } from '../../features/clips/usage.ts';
 import { ReadCache } from '../../store/read-cache.ts';
 import { DEVICE_TYPES } from '../../domain/read-window.ts';
 import { OneOf } from '../../domain/schema-parts.ts';
@@ -37,11 +33,6 @@ const PublicConfig = Type.Object({
     }),
   ], { description: 'Friction clips and page snapshots (issue 28)' }),
 });
-
-/** The /manage routes: derived from the catalog (operations.ts). */
-export async function sdkConfigRoutes(app: App) {
-  for (const op of SDK_CONFIG_OPERATIONS) operationRoute(app, op);
-}
 
 /** GET /v1/sdk-config?key=svc_pub_...: public and cacheable, for the browser SDK. */
 export async function publicSdkConfigRoutes(app: App) {

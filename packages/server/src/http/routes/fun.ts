@@ -1,8 +1,8 @@
 // GET /v1/fun: no auth, no data, no rate limit. `fact` comes about half the time.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../http/app-types.ts';
-import { randomDuckFact } from '../../http/ducks.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
+import type { App } from '../app-types.ts';
+import { randomDuckFact } from '../ducks.ts';
+import { Envelope, ok } from '../envelope.ts';
 
 const NOTES = [
   'Quack. All calm on the pond.',

@@ -1,11 +1,11 @@
 // The caller's own two-factor sign-in (GET /v1/auth/2fa, POST setup, enable, disable and
 // recovery-codes: user tokens only, any role) and an admin's reset of a member's
 // (POST /v1/manage/members/{id}/reset-2fa).
-import type { App } from '../../http/app-types.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
-import { contextOf } from '../../http/context.ts';
-import { DisableBody, Disabled, EnableBody, Enabled, RegenerateBody, Regenerated, ResetMember, ResetParams, TwoFactorSetup, TwoFactorStatus } from './schemas.ts';
-import { disable, enable, getStatus, regenerateRecoveryCodes, resetMemberMfa, startSetup } from './service.ts';
+import type { App } from '../app-types.ts';
+import { Envelope, ok } from '../envelope.ts';
+import { contextOf } from '../context.ts';
+import { DisableBody, Disabled, EnableBody, Enabled, RegenerateBody, Regenerated, ResetMember, ResetParams, TwoFactorSetup, TwoFactorStatus } from '../../features/two-factor/schemas.ts';
+import { disable, enable, getStatus, regenerateRecoveryCodes, resetMemberMfa, startSetup } from '../../features/two-factor/service.ts';
 
 // A user's own account, by user token only: an API key has no second factor to manage.
 const own = { surface: 'auth', jwtOnly: true } as const;

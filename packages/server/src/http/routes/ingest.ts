@@ -1,21 +1,21 @@
 // POST /v1/ingest: what the SDK sends. A bad batch (key, body, limits) is refused whole with
 // the usual envelope; a bad event is rejected alone with its index. 202 only after commit.
-// The handler runs the steps of steps.ts in order and turns their results into the answer.
+// The handler runs the steps of ingest/steps.ts in order and turns their results into the answer.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../http/app-types.ts';
-import { openCors } from '../http/cors.ts';
-import { AppError } from '../domain/errors.ts';
-import { Envelope, ok } from '../http/envelope.ts';
-import type { RouteDocs } from '../http/openapi.ts';
-import { setRateLimitHeaders } from '../http/limits.ts';
-import { depthError } from '../http/request-data.ts';
-import { acceptIngestBodies } from '../http/ingest-bodies.ts';
-import { BatchDocument, INGEST_BODY_LIMIT } from './schemas.ts';
-import { IngestWriter } from './store-batch.ts';
+import type { App } from '../app-types.ts';
+import { openCors } from '../cors.ts';
+import { AppError } from '../../domain/errors.ts';
+import { Envelope, ok } from '../envelope.ts';
+import type { RouteDocs } from '../openapi.ts';
+import { setRateLimitHeaders } from '../limits.ts';
+import { depthError } from '../request-data.ts';
+import { acceptIngestBodies } from '../ingest-bodies.ts';
+import { BatchDocument, INGEST_BODY_LIMIT } from '../../ingest/schemas.ts';
+import { IngestWriter } from '../../ingest/store-batch.ts';
 import {
   authenticate, authorize, checkOrigin, dropBots, loadSettings, prepare, rateLimit, resolveSite, storeBatch, validateBatch,
   type Ok, type Refusal,
-} from './steps.ts';
+} from '../../ingest/steps.ts';
 
 const IngestResult = Type.Object({
   accepted: Type.Integer({ description: 'Valid events: stored now, or already stored by an earlier try of the same batch' }),

@@ -4,16 +4,16 @@
 // of the site named (features/orgs/operator.ts); the audit log records it as the system.
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Secrets } from '../../auth/secrets.ts';
-import type { Clock } from '../../clock.ts';
-import type { Config } from '../../config.ts';
-import { runOperation } from '../../domain/operation.ts';
-import { UUID_PATTERN } from '../../domain/tenancy.ts';
-import { openStore } from '../../store/db.ts';
-import { migrateToLatest } from '../../store/migrate.ts';
-import { operatorContext, orgOfSite } from '../orgs/operator.ts';
-import { eraseSubjectOp, exportSubjectOp } from './operations.ts';
-import type { SubjectQuery } from './schemas.ts';
+import { Secrets } from '../auth/secrets.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { runOperation } from '../domain/operation.ts';
+import { UUID_PATTERN } from '../domain/tenancy.ts';
+import { openStore } from '../store/db.ts';
+import { migrateToLatest } from '../store/migrate.ts';
+import { operatorContext, orgOfSite } from '../features/orgs/operator.ts';
+import { eraseSubjectOp, exportSubjectOp } from '../features/privacy/operations.ts';
+import type { SubjectQuery } from '../features/privacy/schemas.ts';
 
 export interface PrivacyOptions { site: string; visitor?: string; userRef?: string }
 

@@ -3,19 +3,19 @@
 // operation (operations.ts) through the runner, as an owner of the org the command names (features/orgs/operator.ts);
 // the audit log records it as the system.
 import type { Kysely } from 'kysely';
-import { KEY_TYPES, SCOPES, type KeyType, type Scope } from '../../auth/api-keys.ts';
-import { Secrets } from '../../auth/secrets.ts';
-import type { Clock } from '../../clock.ts';
-import type { Config } from '../../config.ts';
-import { AppError } from '../../domain/errors.ts';
-import { runOperation } from '../../domain/operation.ts';
-import { UUID_PATTERN } from '../../domain/tenancy.ts';
-import { openStore } from '../../store/db.ts';
-import { migrateToLatest } from '../../store/migrate.ts';
-import type { Database } from '../../store/tables.ts';
-import { operatorContext, orgOfKey, orgOfSite, orgsById, type OperatorOrg } from '../orgs/operator.ts';
-import { createKeyOp, listKeysOp, revokeKeyOp } from './operations.ts';
-import type { KeyRecord } from './schemas.ts';
+import { KEY_TYPES, SCOPES, type KeyType, type Scope } from '../auth/api-keys.ts';
+import { Secrets } from '../auth/secrets.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { AppError } from '../domain/errors.ts';
+import { runOperation } from '../domain/operation.ts';
+import { UUID_PATTERN } from '../domain/tenancy.ts';
+import { openStore } from '../store/db.ts';
+import { migrateToLatest } from '../store/migrate.ts';
+import type { Database } from '../store/tables.ts';
+import { operatorContext, orgOfKey, orgOfSite, orgsById, type OperatorOrg } from '../features/orgs/operator.ts';
+import { createKeyOp, listKeysOp, revokeKeyOp } from '../features/keys/operations.ts';
+import type { KeyRecord } from '../features/keys/schemas.ts';
 
 export interface KeysCreateOptions { site: string; type: string; scopes?: string; name?: string; expiresIn?: string; json?: boolean }
 

@@ -1,23 +1,23 @@
 // POST /v1/ingest/clips: a friction clip or page snapshot from the SDK's clips chunk, with the
 // ingest rules: the key (body or Bearer), the batch's site, the per-key ingest rate limit, the
 // site's allowed origins and the bot filter, in ingest's order (ingest/steps.ts), then the
-// upload's own checks (upload.ts). Its own scope: its own body parsers and limits, open CORS.
+// upload's own checks (features/clips/upload.ts). Its own scope: its own body parsers and limits, open CORS.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Static } from '@sinclair/typebox';
-import type { App } from '../../http/app-types.ts';
-import { openCors } from '../../http/cors.ts';
-import type { RouteDocs } from '../../http/openapi.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
-import { setRateLimitHeaders } from '../../http/limits.ts';
-import { nestedDeeperThan } from '../../http/request-data.ts';
-import { acceptIngestBodies } from '../../http/ingest-bodies.ts';
+import type { App } from '../app-types.ts';
+import { openCors } from '../cors.ts';
+import type { RouteDocs } from '../openapi.ts';
+import { Envelope, ok } from '../envelope.ts';
+import { setRateLimitHeaders } from '../limits.ts';
+import { nestedDeeperThan } from '../request-data.ts';
+import { acceptIngestBodies } from '../ingest-bodies.ts';
 import { AppError } from '../../domain/errors.ts';
 import { DEVELOPMENT_ENVIRONMENTS, isBotUserAgent } from '../../domain/normalize.ts';
 import { loadIngestSettings } from '../../domain/site-settings.ts';
 import { deviceClass } from '../../ingest/session.ts';
 import { authenticate, checkOrigin, rateLimit, resolveSite, type Ok, type Refusal } from '../../ingest/steps.ts';
-import { CLIP_BODY_LIMIT, CLIP_MAX_DEPTH, CLIP_WIRE_LIMIT, ClipUpload, ClipUploadResult } from './schemas.ts';
-import { checkUpload, clipPage, findReferences, prepareClip, storeClip, storedClip } from './upload.ts';
+import { CLIP_BODY_LIMIT, CLIP_MAX_DEPTH, CLIP_WIRE_LIMIT, ClipUpload, ClipUploadResult } from '../../features/clips/schemas.ts';
+import { checkUpload, clipPage, findReferences, prepareClip, storeClip, storedClip } from '../../features/clips/upload.ts';
 
 const PATH = '/ingest/clips';
 

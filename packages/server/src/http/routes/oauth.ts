@@ -1,21 +1,21 @@
 // OAuth for the MCP endpoint over HTTP. Two plugins:
 // - oauthServerRoutes (at the root): the protected resource's metadata (RFC 9728), and the
-//   authorization server's endpoints, answered by oidc-provider itself (provider.ts). These
+//   authorization server's endpoints, answered by oidc-provider itself (features/oauth/provider.ts). These
 //   speak OAuth's own formats (metadata documents, `{error, error_description}`), not the API
 //   envelope: OAuth clients read them.
 // - oauthConsentRoutes (under /v1): the consent screen's calls (the dashboard at
 //   /app/#/oauth/consent) and the connections listed and revoked in settings.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../http/app-types.ts';
-import { contextOf } from '../../http/context.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
+import type { App } from '../app-types.ts';
+import { contextOf } from '../context.ts';
+import { Envelope, ok } from '../envelope.ts';
 import { AppError } from '../../domain/errors.ts';
 import { enforceOAuthRegistrationLimit } from '../../domain/rate-limits.ts';
 import { Deleted, OpenRecord } from '../../domain/schema-parts.ts';
-import { INTERACTION_PATH, MCP_SCOPE, OAUTH_PATHS, type OAuthServer } from './provider.ts';
-import { ApproveBody, ConnectionList, ConnectionParams, ConsentDetails, InteractionOutcome, InteractionParams } from './schemas.ts';
-import { approveConsent, consentDetails, denyConsent, listConnections, revokeConnection, type Interaction } from './service.ts';
+import { INTERACTION_PATH, MCP_SCOPE, OAUTH_PATHS, type OAuthServer } from '../../features/oauth/provider.ts';
+import { ApproveBody, ConnectionList, ConnectionParams, ConsentDetails, InteractionOutcome, InteractionParams } from '../../features/oauth/schemas.ts';
+import { approveConsent, consentDetails, denyConsent, listConnections, revokeConnection, type Interaction } from '../../features/oauth/service.ts';
 
 /** Where the dashboard shows the consent screen for an interaction. */
 export const consentScreen = (uid: string) => `/app/#/oauth/consent?${new URLSearchParams({ uid })}`;

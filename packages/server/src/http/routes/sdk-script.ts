@@ -5,9 +5,9 @@
 // (404 not_found when this build of the SDK has none). Outside /v1 and open to any site.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../http/app-types.ts';
+import type { App } from '../app-types.ts';
 import { AppError } from '../../domain/errors.ts';
-import { loadClipsScript, loadSdkScript, type SdkScript } from './build.ts';
+import { loadClipsScript, loadSdkScript, type SdkScript } from '../../features/sdk-script/build.ts';
 
 export const SHORT_CACHE = 'public, max-age=300';
 export const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';

@@ -1,11 +1,11 @@
 // `mallard secret rotate`: the operator's half of a MALLARD_SECRET rotation (docs/operations.md,
 // "Rotating MALLARD_SECRET"). Prints counts only: never either secret, never a sealed value.
-import { Secrets } from '../../auth/secrets.ts';
-import type { Clock } from '../../clock.ts';
-import type { Config } from '../../config.ts';
-import { openStore } from '../../store/db.ts';
-import { migrateToLatest } from '../../store/migrate.ts';
-import { rotateSecrets, type RotationReport } from './rotate.ts';
+import { Secrets } from '../auth/secrets.ts';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import { openStore } from '../store/db.ts';
+import { migrateToLatest } from '../store/migrate.ts';
+import { rotateSecrets, type RotationReport } from '../features/secrets/rotate.ts';
 
 export async function runSecretRotate(
   config: () => Config, clock: Clock, fail: (message: string) => Error, print: (line: string) => void = console.log,

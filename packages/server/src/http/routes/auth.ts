@@ -5,13 +5,13 @@ import { SESSION_COOKIE } from '../../auth/session-tokens.ts';
 import type { ErrorCode } from '../../domain/errors.ts';
 import type { FastifyReply } from 'fastify';
 import type { ServiceContext } from '../../domain/context.ts';
-import type { App } from '../../http/app-types.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
-import { contextOf, publicContextOf } from '../../http/context.ts';
-import { clearSessionCookie, setSessionCookie } from '../../http/session-cookie.ts';
-import { ChangePasswordBody, LoginBody, LoginResult, SessionBody, SessionResult, SetPasswordBody, UserRef } from './schemas.ts';
-import { changePassword, login, logout, setPassword } from './service.ts';
-import { createWebSession, endSession, sessionOfCookie, sessionView, startSession } from './web-session.ts';
+import type { App } from '../app-types.ts';
+import { Envelope, ok } from '../envelope.ts';
+import { contextOf, publicContextOf } from '../context.ts';
+import { clearSessionCookie, setSessionCookie } from '../session-cookie.ts';
+import { ChangePasswordBody, LoginBody, LoginResult, SessionBody, SessionResult, SetPasswordBody, UserRef } from '../../features/auth/schemas.ts';
+import { changePassword, login, logout, setPassword } from '../../features/auth/service.ts';
+import { createWebSession, endSession, sessionOfCookie, sessionView, startSession } from '../../features/auth/web-session.ts';
 
 const LOGIN_ERRORS: ErrorCode[] = ['invalid_credentials', 'invalid_uuid', 'rate_limited', 'account_locked', 'mfa_required', 'invalid_otp', 'sso_required'];
 

@@ -5,13 +5,13 @@
 // (the screen shows a plain message) rather than as JSON the person would have to read.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { App } from '../../http/app-types.ts';
-import { contextOf, publicContextOf } from '../../http/context.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
-import { setSessionCookie } from '../../http/session-cookie.ts';
+import type { App } from '../app-types.ts';
+import { contextOf, publicContextOf } from '../context.ts';
+import { Envelope, ok } from '../envelope.ts';
+import { setSessionCookie } from '../session-cookie.ts';
 import { Deleted } from '../../domain/schema-parts.ts';
-import { PutSsoBody, SsoCallbackQuery, SsoConnectionRecord, SsoStartQuery } from './schemas.ts';
-import { deleteConnection, finishSso, getConnection, putConnection, SSO_LOGIN_TTL_MS, SsoFailure, startSso } from './service.ts';
+import { PutSsoBody, SsoCallbackQuery, SsoConnectionRecord, SsoStartQuery } from '../../features/sso/schemas.ts';
+import { deleteConnection, finishSso, getConnection, putConnection, SSO_LOGIN_TTL_MS, SsoFailure, startSso } from '../../features/sso/service.ts';
 
 // Keys never manage sign-in: a leaked API key cannot point the org's sign-in at another provider.
 const manage = { surface: 'manage', scopes: ['manage:write'], jwtOnly: true, orgScope: true, role: 'admin' } as const;

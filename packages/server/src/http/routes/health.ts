@@ -1,8 +1,8 @@
 // /healthz: the process answers. /readyz: and the store answers too.
 import { Type } from '@sinclair/typebox';
-import type { App } from '../../http/app-types.ts';
+import type { App } from '../app-types.ts';
 import { AppError } from '../../domain/errors.ts';
-import { Envelope, ok } from '../../http/envelope.ts';
+import { Envelope, ok } from '../envelope.ts';
 
 const Status = Envelope(Type.Object({ status: Type.String() }));
 

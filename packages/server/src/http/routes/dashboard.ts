@@ -4,9 +4,9 @@
 // the public API with the signed-in user's token.
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { App } from '../../http/app-types.ts';
+import type { App } from '../app-types.ts';
 import { AppError } from '../../domain/errors.ts';
-import { loadDashboard, type Dashboard, type DashboardFile } from './build.ts';
+import { loadDashboard, type Dashboard, type DashboardFile } from '../../features/dashboard/build.ts';
 
 export const DASHBOARD_PATH = '/app/';
 export const ENTRY_CACHE = 'no-cache';
