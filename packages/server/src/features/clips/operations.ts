@@ -4,7 +4,7 @@
 import { Type } from '@sinclair/typebox';
 import { partOf } from '../../domain/context.ts';
 import { defineOperation, READ_ACCESS } from '../../domain/operation.ts';
-import { SiteIdParam } from '../../domain/schema-parts.ts';
+import { SiteIdQuery } from '../../domain/schema-parts.ts';
 import { getClip, listClips, pageSnapshot } from './queries.ts';
 import { ClipDetail, ClipIdParams, ClipList, ClipsQuery, ClipUsage, PageSnapshot, PageSnapshotQuery } from './schemas.ts';
 import { clipUsage } from './usage.ts';
@@ -24,7 +24,7 @@ export const clipOp = defineOperation({
   summary: 'One friction clip with its rrweb events',
   access: READ_ACCESS,
   http: { method: 'GET', path: '/query/clips/:id', surface: 'query', tags: ['query'] },
-  input: { params: ClipIdParams, query: Type.Object({ site_id: Type.Optional(SiteIdParam) }) },
+  input: { params: ClipIdParams, query: SiteIdQuery },
   output: ClipDetail,
   run: (ctx, input) => getClip({ ctx, input }),
 });

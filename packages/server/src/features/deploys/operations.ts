@@ -50,7 +50,7 @@ export const checkDeployOp = defineOperation({
 });
 
 /** A retried write within this time is answered with what the first call wrote, not written again. */
-export const RETRY_WINDOW_MS = 10 * MINUTE_MS;
+const RETRY_WINDOW_MS = 10 * MINUTE_MS;
 
 /** Recording as an assistant retries it: the same version within 10 minutes answers that deploy (the MCP tool record_deploy). */
 export const recordDeployOnceOp = defineOperation({

@@ -8,7 +8,7 @@ import { ReadFilterQuery } from '../../domain/read-window.ts';
 import { Deleted, SiteIdParam, SiteIdQuery } from '../../domain/schema-parts.ts';
 import { funnelReport } from './funnel-report.ts';
 import { CreateFunnelBody, Funnel, FunnelList, FunnelParams, FunnelQuery, SavedFunnel, StepList, UpdateFunnelBody, WindowMinutes } from './schemas.ts';
-import { createFunnel, deleteFunnel, listFunnels, savedFunnelReport, updateFunnel } from './service.ts';
+import { createFunnel, deleteFunnel, getFunnel, listFunnels, updateFunnel } from './service.ts';
 import { DEFAULT_WINDOW_MINUTES } from './steps.ts';
 
 const FUNNEL_WRITE = { scopes: ['manage:write'], role: 'admin' } as const;
@@ -90,10 +90,10 @@ export const funnelOp = defineOperation({
       throw new AppError('invalid_input', 'steps: give either steps or funnel_id', { field: 'steps', reason: 'give either steps or funnel_id' });
     }
     if (input.funnel_id !== undefined) {
-      const saved = await savedFunnelReport({ ctx, input: { id: input.funnel_id, ...filters } });
-      if (input.window_minutes === undefined || input.window_minutes === saved.window_minutes) return saved;
-      const report = await funnelReport({ ctx, input: { site_id: saved.funnel.site_id, steps: saved.funnel.steps, window_minutes: input.window_minutes, ...filters } });
-      return { funnel: saved.funnel, ...report };
+      // The saved funnel's window unless the call gives one: one report either way.
+      const funnel = await getFunnel({ ctx, input: { id: input.funnel_id } });
+      const report = await funnelReport({ ctx, input: { site_id: funnel.site_id, steps: funnel.steps, window_minutes: input.window_minutes ?? funnel.window_minutes, ...filters } });
+      return { funnel, ...report };
     }
     return funnelReport({ ctx, input: { site_id: input.site_id, steps: input.steps!, window_minutes: input.window_minutes ?? DEFAULT_WINDOW_MINUTES, ...filters } });
   },

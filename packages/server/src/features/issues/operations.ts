@@ -40,7 +40,7 @@ export const updateIssueOp = defineOperation({
 });
 
 /** A retried triage within this time leaves its note once (same credential, issue and text). */
-export const NOTE_ONCE_WITHIN_MS = 10 * MINUTE_MS;
+const NOTE_ONCE_WITHIN_MS = 10 * MINUTE_MS;
 
 const Written = Type.Object({
   status: Type.Optional(Type.String()),

@@ -71,7 +71,7 @@ export async function exportSubject({ ctx, input, secrets }: { ctx: ServiceConte
 }
 
 /** The person's sessions, and the export's text to be read a piece at a time. */
-export async function exportChunksFor(db: Kysely<Database>, subject: Subject, now: number) {
+async function exportChunksFor(db: Kysely<Database>, subject: Subject, now: number) {
   const sids = await sessionsOf(db, subject);
   return { sids, chunks: exportChunks(db, subject, sids, now) };
 }
@@ -143,7 +143,7 @@ const BACKUPS_NOTE = 'Backups taken before this erasure still hold the person\'s
  * readers to leave the log). PostgreSQL keeps the rows as dead tuples until VACUUM: not run
  * here (a VACUUM of the events table may take minutes); docs/privacy.md says how.
  */
-export async function scrubStorage(db: Kysely<Database>): Promise<ErasureStorage> {
+async function scrubStorage(db: Kysely<Database>): Promise<ErasureStorage> {
   if (!sqliteHandleOf(db)) {
     return { overwritten: false, wal_truncated: null, note: `The rows remain in PostgreSQL's table files as dead tuples until VACUUM removes them (autovacuum does, in time; run VACUUM on events, signals, sessions, issue_evidence, element_rollup, clips and clip_signals to hasten it). ${BACKUPS_NOTE}` };
   }

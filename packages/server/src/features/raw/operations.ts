@@ -3,10 +3,17 @@
 // audit row (on the main connection, after the read is known to be allowed and valid).
 import { Type } from '@sinclair/typebox';
 import { recordAudit } from '../../audit/record.ts';
+import type { ServiceContext } from '../../domain/context.ts';
 import { defineOperation, READ_ACCESS } from '../../domain/operation.ts';
 import { EXPORT_HEADER, eventsCsv } from './events-csv.ts';
 import { rawRows } from './raw-rows.ts';
 import { ExportQuery, RawQuery, RawRows } from './schemas.ts';
+
+/** The audit row of a bulk read: the read ran (and checked the site) on the read connection; the row is written on the main one. */
+function auditBulkRead(ctx: ServiceContext, siteIdAsked: string | undefined, action: string, details: Record<string, unknown>) {
+  const siteId = siteIdAsked || ctx.auth.site?.id || null;
+  return recordAudit(ctx.writeDb ?? ctx.db, ctx, { action, targetType: 'site', targetId: siteId, siteId, details });
+}
 
 export const rawRowsOp = defineOperation({
   name: 'raw.rows',
@@ -20,9 +27,7 @@ export const rawRowsOp = defineOperation({
   output: RawRows,
   run: async (ctx, input) => {
     const rows = await rawRows({ ctx, input });
-    const siteId = input.site_id || ctx.auth.site?.id || null;
-    // The read ran (and checked the site) on the read connection; the row is written on the main one.
-    await recordAudit(ctx.writeDb ?? ctx.db, ctx, { action: 'raw.read', targetType: 'site', targetId: siteId, siteId, details: { table: rows.table, offset: rows.offset, limit: rows.limit, rows: rows.rows.length } });
+    await auditBulkRead(ctx, input.site_id, 'raw.read', { table: rows.table, offset: rows.offset, limit: rows.limit, rows: rows.rows.length });
     return rows;
   },
 });
@@ -40,8 +45,7 @@ export const eventsCsvOp = defineOperation({
   run: async (ctx, input) => {
     // The site and the range are checked before the row is written; the rows are read as the file is sent.
     const csv = await eventsCsv({ ctx, input });
-    const siteId = input.site_id || ctx.auth.site?.id || null;
-    await recordAudit(ctx.writeDb ?? ctx.db, ctx, { action: 'events.exported', targetType: 'site', targetId: siteId, siteId, details: { from: input.from ?? null, to: input.to ?? null, raw: input.raw === '1' } });
+    await auditBulkRead(ctx, input.site_id, 'events.exported', { from: input.from ?? null, to: input.to ?? null, raw: input.raw === '1' });
     return csv;
   },
 });

@@ -41,9 +41,9 @@ const round1 = (v: number) => Math.round(v * 10) / 10;
 /** The shortest window whose friction order walks the friction index rather than sorting the window's range. */
 const FRICTION_WALK_MIN_SPAN_MS = 2 * DAY_MS;
 
-async function pageMatchOf(db: Kysely<Database>, siteId: string, value: string): Promise<PageMatch> {
-  // Without a wildcard the page is normalized as ingest stored it (ids grouped, the site's page groups).
-  if (!hasWildcard(value)) return { exact: await pageParam({ db }, siteId, value) };
+async function pageMatchOf(ctx: ServiceContext, siteId: string, value: string): Promise<PageMatch> {
+  // Without a wildcard the page is normalized as ingest stored it (ids grouped, the site's page groups: read once per call, ctx.memo).
+  if (!hasWildcard(value)) return { exact: await pageParam(ctx, siteId, value) };
   return { pattern: checkPagePattern(value, 'page') };
 }
 
@@ -158,7 +158,7 @@ export async function searchSessions({ ctx, input }: { ctx: ServiceContext; inpu
   const window = readWindow(input, ctx.now, SESSIONS_DEFAULT_DAYS * DAY_MS);
   const from = window.from!;
   const to = window.to;
-  const page = input.page === undefined ? null : await pageMatchOf(ctx.db, site.id, input.page);
+  const page = input.page === undefined ? null : await pageMatchOf(ctx, site.id, input.page);
   let issue: IssueKey | null = null;
   if (input.issue_id !== undefined) {
     const found = await ctx.db.selectFrom('ux_issues').select(['type', 'element_selector', 'page'])
